@@ -1,0 +1,32 @@
+-- name: ItemGet :one
+-- ItemGet reads one item by key (NULL when absent).
+SELECT dynamopg.item_get(@table_id::bigint, @key::jsonb)::jsonb AS item;
+
+-- name: ItemLock :one
+-- ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent).
+SELECT dynamopg.item_lock(@table_id::bigint, @key::jsonb)::jsonb AS item;
+
+-- name: ItemInsert :one
+-- ItemInsert inserts an item unless its key exists; false on conflict.
+SELECT dynamopg.item_insert(@table_id::bigint, @item::jsonb, @size::int)::boolean AS inserted;
+
+-- name: ItemReplace :one
+-- ItemReplace overwrites an existing item; false when it is absent.
+SELECT dynamopg.item_replace(@table_id::bigint, @item::jsonb, @size::int)::boolean AS replaced;
+
+-- name: ItemDelete :one
+-- ItemDelete deletes an item by key; false when it is absent.
+SELECT dynamopg.item_delete(@table_id::bigint, @key::jsonb)::boolean AS deleted;
+
+-- name: ItemQuery :many
+-- ItemQuery reads one partition of a table (@index_id 0) or index.
+SELECT q.item::jsonb AS item
+  FROM dynamopg.item_query(@table_id::bigint, @index_id::bigint, @hash::jsonb, @op::text,
+                           sqlc.narg('v1')::jsonb, sqlc.narg('v2')::jsonb,
+                           sqlc.narg('after')::jsonb, @forward::boolean, @max_items::int) AS q;
+
+-- name: ItemScan :many
+-- ItemScan reads one KeyHash segment of a table (@index_id 0) or index.
+SELECT s.item::jsonb AS item
+  FROM dynamopg.item_scan(@table_id::bigint, @index_id::bigint, @lo::bigint, @hi::bigint,
+                          sqlc.narg('after')::jsonb, @max_items::int) AS s;

@@ -1,0 +1,71 @@
+-- name: TableIDNext :one
+-- TableIDNext reserves the id (and storage name t_<id>) of a new table.
+SELECT nextval(pg_get_serial_sequence('dynamopg.tables', 'id'))::bigint AS id;
+
+-- name: IndexIDNext :one
+-- IndexIDNext reserves the id (and storage name i_<id>) of a new index.
+SELECT nextval('dynamopg.index_ids')::bigint AS id;
+
+-- name: TableInsert :exec
+-- TableInsert adds a catalog row; tables_name_key refuses a taken name.
+INSERT INTO dynamopg.tables (id, name, status, def)
+VALUES (@id, @name, @status, @def);
+
+-- name: TableGet :one
+-- TableGet reads a table's catalog JSON by name.
+SELECT def
+  FROM dynamopg.tables
+ WHERE name = @name;
+
+-- name: TableGetForUpdate :one
+-- TableGetForUpdate reads a table's catalog JSON and locks the row, waiting
+-- for item writers (which hold FOR KEY SHARE) to finish.
+SELECT def
+  FROM dynamopg.tables
+ WHERE name = @name
+   FOR UPDATE;
+
+-- name: TableList :many
+-- TableList lists table names in byte order, strictly after @after.
+SELECT name
+  FROM dynamopg.tables
+ WHERE name > @after
+ ORDER BY name
+ LIMIT @max_names;
+
+-- name: TableUpdateDef :exec
+-- TableUpdateDef stores a changed table description.
+UPDATE dynamopg.tables
+   SET def = @def, status = @status
+ WHERE id = @id;
+
+-- name: TableDeleteRow :one
+-- TableDeleteRow removes a catalog row, returning the description it held.
+DELETE FROM dynamopg.tables
+ WHERE name = @name
+RETURNING def;
+
+-- name: TableStorageCreate :exec
+-- TableStorageCreate creates t_<id> and its indexes' tables from the catalog row.
+SELECT dynamopg.table_storage_create(@table_id::bigint);
+
+-- name: TableStorageDrop :exec
+-- TableStorageDrop drops the data tables of a deleted table's description.
+SELECT dynamopg.table_storage_drop(@def::jsonb);
+
+-- name: IndexStorageCreate :exec
+-- IndexStorageCreate creates i_<id> for an index already in the catalog row.
+SELECT dynamopg.index_storage_create(@table_id::bigint, @index_id::bigint);
+
+-- name: IndexStorageDrop :exec
+-- IndexStorageDrop drops i_<id>.
+SELECT dynamopg.index_storage_drop(@index_id::bigint);
+
+-- name: TableStats :one
+-- TableStats counts a table's items and sums their sizes.
+SELECT items::bigint AS items, bytes::bigint AS bytes
+  FROM dynamopg.table_stats(@table_id::bigint);
+
+-- name: LockTimeoutSet :exec
+-- LockTimeoutSet sets lock_timeout for the rest of the transaction.
+SELECT set_config('lock_timeout', @timeout::text, true);

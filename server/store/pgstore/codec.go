@@ -1,0 +1,66 @@
+package pgstore
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// encodeItem is an item (or key) as pgstore's functions take it: jsonb wire
+// form, NUL-escaped. nil stays nil (SQL NULL).
+func encodeItem(it attr.Item) []byte {
+	if it == nil {
+		return nil
+	}
+	return escapeJSON(it.AppendJSON(nil))
+}
+
+// encodeValue is one attribute value in the same form.
+func encodeValue(v attr.Value) []byte {
+	return escapeJSON(v.AppendJSON(nil))
+}
+
+// decodeItem reads an item the functions returned; NULL is nil.
+func decodeItem(b []byte) (attr.Item, error) {
+	if b == nil {
+		return nil, nil
+	}
+	var it attr.Item
+	if err := json.Unmarshal(unescapeJSON(b), &it); err != nil {
+		return nil, fmt.Errorf("pgstore: decode item: %w", err)
+	}
+	return it, nil
+}
+
+// decodeItems reads a list of items.
+func decodeItems(rows [][]byte) ([]attr.Item, error) {
+	out := make([]attr.Item, 0, len(rows))
+	for _, r := range rows {
+		it, err := decodeItem(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// encodeTable is a table's catalog JSON.
+func encodeTable(t *store.Table) ([]byte, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: encode table: %w", err)
+	}
+	return escapeJSON(b), nil
+}
+
+// decodeTable reads a table's catalog JSON.
+func decodeTable(b []byte) (*store.Table, error) {
+	var t store.Table
+	if err := json.Unmarshal(unescapeJSON(b), &t); err != nil {
+		return nil, fmt.Errorf("pgstore: decode table: %w", err)
+	}
+	return &t, nil
+}

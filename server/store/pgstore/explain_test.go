@@ -1,0 +1,83 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// TestExplain checks the statements item_query and item_scan run: a Query
+// of one partition and a Scan segment are index scans, never Seq Scans.
+func TestExplain(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	gsi := store.Index{Name: "g", Global: true, Hash: store.KeyAttr{Name: "g", Type: attr.TypeS},
+		Range: &store.KeyAttr{Name: "sk", Type: attr.TypeS}, Projection: store.Projection{Type: "ALL"}}
+	tb := newTable(t, s, "explain", attr.TypeS, attr.TypeS, gsi)
+	pool := s.Pool()
+	// 2000 items in 20 partitions, inserted in one statement for speed.
+	if _, err := pool.Exec(ctx, `
+		SELECT dynamopg.item_insert($1, jsonb_build_object(
+		         'pk', jsonb_build_object('S', 'p' || (i % 20)),
+		         'sk', jsonb_build_object('S', 's' || i),
+		         'g',  jsonb_build_object('S', 'g' || (i % 20))), 10)
+		  FROM generate_series(1, 2000) i`, tb.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, fmt.Sprintf("ANALYZE dynamopg_data.t_%d, dynamopg_data.i_%d", tb.ID, tb.Indexes[0].ID)); err != nil {
+		t.Fatal(err)
+	}
+	hash, v1, v2 := `{"S":"p3"}`, `{"S":"s1"}`, `{"S":"s5"}`
+	after := `{"pk":{"S":"p3"},"sk":{"S":"s100"},"g":{"S":"g3"}}`
+	cases := []struct {
+		name string
+		sql  string // the builder call
+		args []any  // the statement's parameters
+	}{
+		{"query between forward after", `SELECT dynamopg.item_query_sql(dynamopg.table_def($1, false), 0, 'BETWEEN', true, true)`,
+			[]any{hash, v1, v2, after, 10}},
+		{"query begins_with reverse", `SELECT dynamopg.item_query_sql(dynamopg.table_def($1, false), 0, 'BEGINS_WITH', false, false)`,
+			[]any{hash, v1, v2, nil, 10}},
+		{"query index lt after", fmt.Sprintf(`SELECT dynamopg.item_query_sql(dynamopg.table_def($1, false), %d, 'LT', true, true)`, tb.Indexes[0].ID),
+			[]any{`{"S":"g3"}`, v2, nil, after, 10}},
+		{"scan after", `SELECT dynamopg.item_scan_sql(dynamopg.table_def($1, false), 0, true)`,
+			[]any{0, 1 << 30, after, 10}},
+		{"scan index", fmt.Sprintf(`SELECT dynamopg.item_scan_sql(dynamopg.table_def($1, false), %d, false)`, tb.Indexes[0].ID),
+			[]any{1 << 30, 1 << 31, nil, 10}},
+	}
+	for _, c := range cases {
+		var stmt string
+		if err := pool.QueryRow(ctx, c.sql, tb.ID).Scan(&stmt); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		// Give parameters the statement leaves unused a type, as EXECUTE USING does.
+		unused := "WITH unused AS (SELECT $3::jsonb, $4::jsonb) "
+		if strings.HasPrefix(c.name, "scan") {
+			unused = "WITH unused AS (SELECT $3::jsonb) "
+		}
+		rows, err := pool.Query(ctx, "EXPLAIN "+unused+stmt, c.args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, stmt)
+		}
+		var plan []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, line)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		text := strings.Join(plan, "\n")
+		if strings.Contains(text, "Seq Scan") || !strings.Contains(text, "Index") {
+			t.Errorf("%s: not an index scan:\n%s\n%s", c.name, stmt, text)
+		}
+		t.Logf("%s:\n%s\n%s", c.name, stmt, text)
+	}
+}

@@ -1,0 +1,112 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamopg/dynamopg/gen"
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// writeAttempts bounds ItemWrite's transactions: lost insert races,
+// deadlocks and serialization failures are retried, then ErrConflict.
+const writeAttempts = 10
+
+// ItemGet returns the item with the given key, or nil.
+func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
+	raw, err := s.q.ItemGet(ctx, s.pool, gen.ItemGetParams{TableID: t.ID, Key: encodeItem(key)})
+	if err != nil {
+		return nil, wrap("item get", err)
+	}
+	return decodeItem(raw)
+}
+
+// ItemWrite changes one item in a transaction: it locks and reads the row
+// (FOR UPDATE), calls fn, then inserts, replaces or deletes. An insert that
+// finds the key taken (a concurrent creator won) rolls back and starts over,
+// so fn sees the winner's item; so do deadlocks and serialization failures,
+// up to writeAttempts transactions.
+func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
+	keyJSON := encodeItem(key)
+	for attempt := 1; ; attempt++ {
+		old, retry, err := s.itemWriteOnce(ctx, t, keyJSON, fn)
+		if !retry {
+			return old, err
+		}
+		if attempt == writeAttempts {
+			s.log.WarnContext(ctx, "item write: giving up", "table", t.Name, "attempts", attempt, "err", err)
+			return nil, store.ErrConflict
+		}
+		s.log.DebugContext(ctx, "item write: retrying", "table", t.Name, "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("pgstore: item write: %w", ctx.Err())
+		case <-time.After(time.Duration(attempt) * time.Millisecond):
+		}
+	}
+}
+
+// errLostInsert marks an insert that found its key taken.
+var errLostInsert = fmt.Errorf("pgstore: item write: key created concurrently")
+
+// itemWriteOnce runs one transaction of ItemWrite; retry reports that it
+// should run again.
+func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byte, fn store.WriteFunc) (old attr.Item, retry bool, err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, false, wrap("item write", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+
+	raw, err := s.q.ItemLock(ctx, tx, gen.ItemLockParams{TableID: t.ID, Key: keyJSON})
+	if err != nil {
+		return nil, retryable(err), wrap("item write", err)
+	}
+	if old, err = decodeItem(raw); err != nil {
+		return nil, false, err
+	}
+	nu, err := fn(old.Clone())
+	if err != nil {
+		return nil, false, err
+	}
+	if err := s.itemStore(ctx, tx, t, keyJSON, old, nu); err != nil {
+		return nil, err == errLostInsert || retryable(err), wrap("item write", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, retryable(err), wrap("item write", err)
+	}
+	return old, false, nil
+}
+
+// itemStore writes fn's result: insert, replace, delete or nothing.
+func (s *Store) itemStore(ctx context.Context, tx pgx.Tx, t *store.Table, keyJSON []byte, old, nu attr.Item) error {
+	switch {
+	case nu == nil && old == nil:
+		return nil
+	case nu == nil:
+		_, err := s.q.ItemDelete(ctx, tx, gen.ItemDeleteParams{TableID: t.ID, Key: keyJSON})
+		return err
+	}
+	size := nu.Size()
+	if size > math.MaxInt32 {
+		return fmt.Errorf("item of %d bytes", size)
+	}
+	p := encodeItem(nu)
+	if old == nil {
+		ok, err := s.q.ItemInsert(ctx, tx, gen.ItemInsertParams{TableID: t.ID, Item: p, Size: int32(size)})
+		if err == nil && !ok {
+			err = errLostInsert
+		}
+		return err
+	}
+	ok, err := s.q.ItemReplace(ctx, tx, gen.ItemReplaceParams{TableID: t.ID, Item: p, Size: int32(size)})
+	if err == nil && !ok {
+		err = errLostInsert // the locked row vanished: cannot happen, start over
+	}
+	return err
+}

@@ -1,0 +1,134 @@
+-- catalog.sql: reading table and index definitions from the catalog JSON
+-- (store.Table: {"id", "hash": {"name", "type"}, "range"?, "indexes"?: [...]}).
+
+-- table_def returns a table's catalog JSON, locked FOR KEY SHARE when p_lock
+-- (item writers: holds off TableUpdate and TableDelete until they commit), or
+-- raises undefined_table when the table is not in the catalog.
+CREATE OR REPLACE FUNCTION dynamopg.table_def(p_table bigint, p_lock boolean)
+RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def jsonb;
+BEGIN
+    IF p_lock THEN
+        SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table FOR KEY SHARE;
+    ELSE
+        SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table;
+    END IF;
+    IF v_def IS NULL THEN
+        RAISE EXCEPTION 'dynamopg: table % not found', p_table
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    RETURN v_def;
+END;
+$$;
+
+-- has_range reports whether a table or index JSON has a range key.
+CREATE OR REPLACE FUNCTION dynamopg.has_range(p_def jsonb)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(jsonb_typeof(p_def->'range') = 'object', false)
+$$;
+
+-- index_def returns the index with storage id p_index from a table's JSON,
+-- or raises undefined_table when the table has no such index.
+CREATE OR REPLACE FUNCTION dynamopg.index_def(p_def jsonb, p_index bigint)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_ix jsonb;
+BEGIN
+    SELECT e INTO v_ix
+      FROM jsonb_array_elements(coalesce(p_def->'indexes', '[]')) e
+     WHERE (e->>'id')::bigint = p_index;
+    IF v_ix IS NULL THEN
+        RAISE EXCEPTION 'dynamopg: index % of table % not found', p_index, p_def->>'id'
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    RETURN v_ix;
+END;
+$$;
+
+-- target_layout describes the storage a read or write targets: the table
+-- (p_index 0) or one index. cols are the key columns in order (index key
+-- then table key for an index), names and types their attributes; sorted
+-- tells whether the target has a sort key (cols[2]).
+CREATE OR REPLACE FUNCTION dynamopg.target_layout(
+    p_def jsonb, p_index bigint,
+    OUT rel text, OUT cols text[], OUT names text[], OUT types int[], OUT sorted boolean)
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_ix jsonb;
+BEGIN
+    cols := ARRAY['pk'];
+    names := ARRAY[p_def->'hash'->>'name'];
+    types := ARRAY[(p_def->'hash'->>'type')::int];
+    IF dynamopg.has_range(p_def) THEN
+        cols := cols || 'sk'::text;
+        names := names || (p_def->'range'->>'name');
+        types := types || (p_def->'range'->>'type')::int;
+    END IF;
+    IF p_index = 0 THEN
+        rel := 't_' || (p_def->>'id')::bigint;
+        sorted := dynamopg.has_range(p_def);
+        RETURN;
+    END IF;
+    v_ix := dynamopg.index_def(p_def, p_index);
+    rel := 'i_' || p_index;
+    sorted := dynamopg.has_range(v_ix);
+    IF sorted THEN
+        cols := ARRAY['ipk', 'isk'] || cols;
+        names := ARRAY[v_ix->'hash'->>'name', v_ix->'range'->>'name'] || names;
+        types := ARRAY[(v_ix->'hash'->>'type')::int, (v_ix->'range'->>'type')::int] || types;
+    ELSE
+        cols := ARRAY['ipk'] || cols;
+        names := ARRAY[v_ix->'hash'->>'name'] || names;
+        types := ARRAY[(v_ix->'hash'->>'type')::int] || types;
+    END IF;
+END;
+$$;
+
+-- key_where_sql is the condition "pk = … [AND sk = …]" on a table's key
+-- columns, reading the key attributes from the jsonb item expression p_src.
+CREATE OR REPLACE FUNCTION dynamopg.key_where_sql(p_def jsonb, p_src text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_sql text;
+BEGIN
+    v_sql := format('pk = %s', dynamopg.key_value_sql((p_def->'hash'->>'type')::int,
+        format('%s->%L', p_src, p_def->'hash'->>'name')));
+    IF dynamopg.has_range(p_def) THEN
+        v_sql := v_sql || format(' AND sk = %s', dynamopg.key_value_sql((p_def->'range'->>'type')::int,
+            format('%s->%L', p_src, p_def->'range'->>'name')));
+    END IF;
+    RETURN v_sql;
+END;
+$$;
+
+-- index_indexable is store.Index.Indexable: the item has the index's key
+-- attributes with their declared types.
+CREATE OR REPLACE FUNCTION dynamopg.index_indexable(p_ix jsonb, p_item jsonb)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(p_item->(p_ix->'hash'->>'name')
+                    ? dynamopg.key_letter((p_ix->'hash'->>'type')::int), false)
+       AND (NOT dynamopg.has_range(p_ix)
+            OR coalesce(p_item->(p_ix->'range'->>'name')
+                        ? dynamopg.key_letter((p_ix->'range'->>'type')::int), false))
+$$;
+
+-- index_project is store.Index.Project: the whole item for ALL, otherwise the
+-- table key, the index key and the INCLUDE attributes.
+CREATE OR REPLACE FUNCTION dynamopg.index_project(p_def jsonb, p_ix jsonb, p_item jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN p_ix->'projection'->>'type' = 'ALL' THEN p_item
+    ELSE (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
+            FROM jsonb_each(p_item) e
+           WHERE e.key IN (p_def->'hash'->>'name', p_def->'range'->>'name',
+                           p_ix->'hash'->>'name', p_ix->'range'->>'name')
+              OR e.key IN (SELECT jsonb_array_elements_text(
+                               coalesce(p_ix->'projection'->'nonKeyAttributes', '[]'))))
+    END
+$$;

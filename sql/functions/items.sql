@@ -1,0 +1,142 @@
+-- items.sql: single-item reads and writes on t_<id>, each write keeping the
+-- table's index tables in step. Items and keys are jsonb in the wire form,
+-- strings NUL-escaped. Index definitions come from the catalog row, read
+-- (and locked FOR KEY SHARE) inside the caller's transaction.
+
+-- item_get returns the item with the key attributes of p_key, or NULL.
+CREATE OR REPLACE FUNCTION dynamopg.item_get(p_table bigint, p_key jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def  jsonb := dynamopg.table_def(p_table, false);
+    v_item jsonb;
+BEGIN
+    EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s',
+                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
+       INTO v_item USING p_key;
+    RETURN v_item;
+END;
+$$;
+
+-- item_lock returns the item with the key of p_key locked FOR UPDATE, or
+-- NULL (nothing locked) when absent; it also locks the catalog row.
+CREATE OR REPLACE FUNCTION dynamopg.item_lock(p_table bigint, p_key jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def  jsonb := dynamopg.table_def(p_table, true);
+    v_item jsonb;
+BEGIN
+    EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s FOR UPDATE',
+                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
+       INTO v_item USING p_key;
+    RETURN v_item;
+END;
+$$;
+
+-- index_rows_write keeps every index of a table in step with one item: it
+-- deletes the index rows of the base key p_key (unless p_fresh: the item was
+-- just inserted) and inserts the projection of p_item where it is indexable
+-- (p_item NULL: the item was deleted).
+CREATE OR REPLACE FUNCTION dynamopg.index_rows_write(p_def jsonb, p_key jsonb, p_item jsonb, p_fresh boolean)
+RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_ix     jsonb;
+    v_layout record;
+    v_vals   text;
+    v_i      int;
+BEGIN
+    FOR v_ix IN SELECT jsonb_array_elements(coalesce(p_def->'indexes', '[]')) LOOP
+        v_layout := dynamopg.target_layout(p_def, (v_ix->>'id')::bigint);
+        IF NOT p_fresh THEN
+            EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s',
+                           v_layout.rel, dynamopg.key_where_sql(p_def, '$1::jsonb'))
+              USING p_key;
+        END IF;
+        CONTINUE WHEN p_item IS NULL OR NOT dynamopg.index_indexable(v_ix, p_item);
+        v_vals := format('dynamopg.key_hash($1::jsonb->%L)', v_layout.names[1]);
+        FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
+            v_vals := v_vals || ', ' || dynamopg.key_value_sql(v_layout.types[v_i],
+                format('$1::jsonb->%L', v_layout.names[v_i]));
+        END LOOP;
+        EXECUTE format('INSERT INTO dynamopg_data.%I (hk, %s, item) VALUES (%s, $2::jsonb)',
+                       v_layout.rel, array_to_string(v_layout.cols, ', '), v_vals)
+          USING p_item, dynamopg.index_project(p_def, v_ix, p_item);
+    END LOOP;
+END;
+$$;
+
+-- item_insert inserts an item unless its key exists (ON CONFLICT DO NOTHING,
+-- waiting for a concurrent inserter) and reports whether it inserted.
+CREATE OR REPLACE FUNCTION dynamopg.item_insert(p_table bigint, p_item jsonb, p_size int)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def  jsonb := dynamopg.table_def(p_table, true);
+    v_cols text := 'pk';
+    v_vals text;
+    v_n    bigint;
+BEGIN
+    v_vals := dynamopg.key_value_sql((v_def->'hash'->>'type')::int,
+                                     format('$1::jsonb->%L', v_def->'hash'->>'name'));
+    IF dynamopg.has_range(v_def) THEN
+        v_cols := 'pk, sk';
+        v_vals := v_vals || ', ' || dynamopg.key_value_sql((v_def->'range'->>'type')::int,
+                                                          format('$1::jsonb->%L', v_def->'range'->>'name'));
+    END IF;
+    EXECUTE format(
+        'INSERT INTO dynamopg_data.%I (hk, %s, item, size) '
+        'VALUES (dynamopg.key_hash($1::jsonb->%L), %s, $1::jsonb, $2::int) '
+        'ON CONFLICT DO NOTHING',
+        't_' || p_table, v_cols, v_def->'hash'->>'name', v_vals)
+      USING p_item, p_size;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    IF v_n = 0 THEN
+        RETURN false;
+    END IF;
+    PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, true);
+    RETURN true;
+END;
+$$;
+
+-- item_replace overwrites an existing item and reports whether it existed.
+CREATE OR REPLACE FUNCTION dynamopg.item_replace(p_table bigint, p_item jsonb, p_size int)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def jsonb := dynamopg.table_def(p_table, true);
+    v_n   bigint;
+BEGIN
+    EXECUTE format('UPDATE dynamopg_data.%I SET item = $1::jsonb, size = $2::int WHERE %s',
+                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
+      USING p_item, p_size;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    IF v_n = 0 THEN
+        RETURN false;
+    END IF;
+    PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, false);
+    RETURN true;
+END;
+$$;
+
+-- item_delete deletes the item with the key of p_key and its index rows, and
+-- reports whether it existed.
+CREATE OR REPLACE FUNCTION dynamopg.item_delete(p_table bigint, p_key jsonb)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def jsonb := dynamopg.table_def(p_table, true);
+    v_n   bigint;
+BEGIN
+    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s',
+                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
+      USING p_key;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    IF v_n = 0 THEN
+        RETURN false;
+    END IF;
+    PERFORM dynamopg.index_rows_write(v_def, p_key, NULL, false);
+    RETURN true;
+END;
+$$;

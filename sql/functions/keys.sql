@@ -1,0 +1,157 @@
+-- keys.sql: key types, key expressions, the scan hash and prefix bounds.
+-- Key values travel as jsonb attribute values in the wire form ({"S": ...},
+-- {"N": ...}, {"B": base64}) with strings NUL-escaped (sql/README.md).
+
+-- key_letter maps the catalog's attr.Type number (1, 2, 3) to S, N or B.
+CREATE OR REPLACE FUNCTION dynamopg.key_letter(p_type int)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+BEGIN
+    CASE p_type
+        WHEN 1 THEN RETURN 'S';
+        WHEN 2 THEN RETURN 'N';
+        WHEN 3 THEN RETURN 'B';
+        ELSE RAISE EXCEPTION 'dynamopg: % is not a key type', p_type
+            USING ERRCODE = 'invalid_parameter_value';
+    END CASE;
+END;
+$$;
+
+-- key_column_type is the column type that orders a key type as DynamoDB
+-- does: S by UTF-8 bytes, N numerically, B by bytes.
+CREATE OR REPLACE FUNCTION dynamopg.key_column_type(p_type int)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+BEGIN
+    CASE p_type
+        WHEN 1 THEN RETURN 'text COLLATE "C"';
+        WHEN 2 THEN RETURN 'numeric';
+        WHEN 3 THEN RETURN 'bytea';
+        ELSE RAISE EXCEPTION 'dynamopg: % is not a key type', p_type
+            USING ERRCODE = 'invalid_parameter_value';
+    END CASE;
+END;
+$$;
+
+-- key_value_sql is the SQL expression reading a key of type p_type from the
+-- jsonb attribute value expression p_src.
+CREATE OR REPLACE FUNCTION dynamopg.key_value_sql(p_type int, p_src text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+BEGIN
+    CASE p_type
+        WHEN 1 THEN RETURN format('((%s)->>''S'')', p_src);
+        WHEN 2 THEN RETURN format('((%s)->>''N'')::numeric', p_src);
+        WHEN 3 THEN RETURN format('decode((%s)->>''B'', ''base64'')', p_src);
+        ELSE RAISE EXCEPTION 'dynamopg: % is not a key type', p_type
+            USING ERRCODE = 'invalid_parameter_value';
+    END CASE;
+END;
+$$;
+
+-- key_hash is store.KeyHash: 32-bit FNV-1a over the attr.Type byte and the
+-- value's bytes (S unescaped, N canonical text, B raw).
+CREATE OR REPLACE FUNCTION dynamopg.key_hash(p_value jsonb)
+RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+    v_hash  bigint := 2166136261;
+    v_type  int;
+    v_bytes bytea;
+    v_len   int;
+    v_i     int := 0;
+    v_c     int;
+BEGIN
+    IF p_value ? 'S' THEN
+        v_type := 1;
+        v_bytes := convert_to(p_value->>'S', 'UTF8');
+    ELSIF p_value ? 'N' THEN
+        v_type := 2;
+        v_bytes := convert_to(p_value->>'N', 'UTF8');
+    ELSIF p_value ? 'B' THEN
+        v_type := 3;
+        v_bytes := decode(p_value->>'B', 'base64');
+    ELSE
+        RAISE EXCEPTION 'dynamopg: % is not a key value', p_value
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    v_hash := ((v_hash # v_type) * 16777619) & 4294967295;
+    v_len := length(v_bytes);
+    WHILE v_i < v_len LOOP
+        v_c := get_byte(v_bytes, v_i);
+        IF v_type = 1 AND v_c = 1 AND v_i + 1 < v_len THEN
+            -- NUL escape: 0x01 0x01 is 0x00, 0x01 0x02 is 0x01.
+            v_i := v_i + 1;
+            v_c := get_byte(v_bytes, v_i) - 1;
+        END IF;
+        v_hash := ((v_hash # v_c) * 16777619) & 4294967295;
+        v_i := v_i + 1;
+    END LOOP;
+    RETURN v_hash;
+END;
+$$;
+
+-- prefix_end_text is the least string above every string starting with
+-- p_prefix (its last code point incremented), or NULL when there is none.
+CREATE OR REPLACE FUNCTION dynamopg.prefix_end_text(p_prefix text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+    v_prefix text := p_prefix;
+    v_c      int;
+BEGIN
+    WHILE length(v_prefix) > 0 LOOP
+        v_c := ascii(right(v_prefix, 1));
+        v_prefix := left(v_prefix, -1);
+        IF v_c < 1114111 THEN
+            v_c := v_c + 1;
+            IF v_c = 55296 THEN
+                v_c := 57344; -- skip the surrogates D800-DFFF
+            END IF;
+            RETURN v_prefix || chr(v_c);
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END;
+$$;
+
+-- prefix_end_bytea is the least byte string above every string starting with
+-- p_prefix, or NULL when there is none (empty or all 0xFF).
+CREATE OR REPLACE FUNCTION dynamopg.prefix_end_bytea(p_prefix bytea)
+RETURNS bytea
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+    v_len int := length(p_prefix);
+BEGIN
+    WHILE v_len > 0 AND get_byte(p_prefix, v_len - 1) = 255 LOOP
+        v_len := v_len - 1;
+    END LOOP;
+    IF v_len = 0 THEN
+        RETURN NULL;
+    END IF;
+    RETURN set_byte(substring(p_prefix FROM 1 FOR v_len), v_len - 1,
+                    get_byte(p_prefix, v_len - 1) + 1);
+END;
+$$;
+
+-- prefix_end is the exclusive upper bound of BEGINS_WITH p_prefix as a jsonb
+-- attribute value of the same type, or NULL when there is none.
+CREATE OR REPLACE FUNCTION dynamopg.prefix_end(p_prefix jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+    v_text  text;
+    v_bytes bytea;
+BEGIN
+    IF p_prefix ? 'S' THEN
+        v_text := dynamopg.prefix_end_text(p_prefix->>'S');
+        RETURN CASE WHEN v_text IS NOT NULL THEN jsonb_build_object('S', v_text) END;
+    ELSIF p_prefix ? 'B' THEN
+        v_bytes := dynamopg.prefix_end_bytea(decode(p_prefix->>'B', 'base64'));
+        RETURN CASE WHEN v_bytes IS NOT NULL
+            THEN jsonb_build_object('B', encode(v_bytes, 'base64')) END;
+    END IF;
+    RAISE EXCEPTION 'dynamopg: begins_with needs S or B, not %', p_prefix
+        USING ERRCODE = 'invalid_parameter_value';
+END;
+$$;

@@ -1,0 +1,128 @@
+-- read.sql: Query (one partition, key order) and Scan (hash-range segments,
+-- (hk, key) order) on a table (p_index 0) or an index. The statements are
+-- built by *_sql functions so that tests can EXPLAIN exactly what runs.
+
+-- item_query_sql builds the Query statement. Its parameters: $1 the
+-- partition key value, $2 and $3 the sort key bounds, $4 the exclusive start
+-- key (when p_after), $5 the limit (NULL for none). p_op is '' (no sort key
+-- condition), EQ, LT, LE, GT, GE, BETWEEN or BEGINS_WITH ($3 then holds the
+-- prefix's exclusive upper bound).
+CREATE OR REPLACE FUNCTION dynamopg.item_query_sql(
+    p_def jsonb, p_index bigint, p_op text, p_forward boolean, p_after boolean)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_layout record := dynamopg.target_layout(p_def, p_index);
+    v_dir    text := CASE WHEN p_forward THEN 'ASC' ELSE 'DESC' END;
+    v_where  text;
+    v_sk     text;
+    v_lo     text;
+    v_hi     text;
+    v_vals   text[] := '{}';
+    v_order  text[] := '{}';
+    v_i      int;
+BEGIN
+    v_where := format('%I = %s', v_layout.cols[1],
+                      dynamopg.key_value_sql(v_layout.types[1], '$1::jsonb'));
+    IF p_op <> '' THEN
+        IF NOT v_layout.sorted THEN
+            RAISE EXCEPTION 'dynamopg: % has no sort key', v_layout.rel
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        v_sk := quote_ident(v_layout.cols[2]);
+        v_lo := dynamopg.key_value_sql(v_layout.types[2], '$2::jsonb');
+        v_hi := dynamopg.key_value_sql(v_layout.types[2], '$3::jsonb');
+        CASE p_op
+            WHEN 'EQ' THEN v_where := v_where || format(' AND %s = %s', v_sk, v_lo);
+            WHEN 'LT' THEN v_where := v_where || format(' AND %s < %s', v_sk, v_lo);
+            WHEN 'LE' THEN v_where := v_where || format(' AND %s <= %s', v_sk, v_lo);
+            WHEN 'GT' THEN v_where := v_where || format(' AND %s > %s', v_sk, v_lo);
+            WHEN 'GE' THEN v_where := v_where || format(' AND %s >= %s', v_sk, v_lo);
+            WHEN 'BETWEEN' THEN
+                v_where := v_where || format(' AND %s >= %s AND %s <= %s', v_sk, v_lo, v_sk, v_hi);
+            WHEN 'BEGINS_WITH' THEN
+                v_where := v_where || format(' AND %s >= %s AND %s < %s', v_sk, v_lo, v_sk, v_hi);
+            ELSE
+                RAISE EXCEPTION 'dynamopg: unknown sort key operator %', p_op
+                    USING ERRCODE = 'invalid_parameter_value';
+        END CASE;
+    END IF;
+    FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
+        v_vals := v_vals || dynamopg.key_value_sql(v_layout.types[v_i],
+                                                   format('$4::jsonb->%L', v_layout.names[v_i]));
+        v_order := v_order || format('%I %s', v_layout.cols[v_i], v_dir);
+    END LOOP;
+    IF p_after THEN
+        v_where := v_where || format(' AND (%s) %s (%s)',
+            array_to_string(v_layout.cols, ', '),
+            CASE WHEN p_forward THEN '>' ELSE '<' END,
+            array_to_string(v_vals, ', '));
+    END IF;
+    RETURN format('SELECT item FROM dynamopg_data.%I WHERE %s ORDER BY %s LIMIT $5::int',
+                  v_layout.rel, v_where, array_to_string(v_order, ', '));
+END;
+$$;
+
+-- item_query reads one partition of a table or index in key order (reversed
+-- unless p_forward), strictly after p_after, at most p_limit items (0: all).
+CREATE OR REPLACE FUNCTION dynamopg.item_query(
+    p_table bigint, p_index bigint, p_hash jsonb, p_op text, p_v1 jsonb, p_v2 jsonb,
+    p_after jsonb, p_forward boolean, p_limit int)
+RETURNS TABLE (item jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def jsonb := dynamopg.table_def(p_table, false);
+    v_op  text := coalesce(p_op, '');
+    v_v2  jsonb := p_v2;
+BEGIN
+    IF v_op = 'BEGINS_WITH' THEN
+        v_v2 := dynamopg.prefix_end(p_v1);
+        IF v_v2 IS NULL THEN
+            v_op := 'GE';
+        END IF;
+    END IF;
+    RETURN QUERY EXECUTE dynamopg.item_query_sql(v_def, p_index, v_op, p_forward, p_after IS NOT NULL)
+        USING p_hash, p_v1, v_v2, p_after, CASE WHEN p_limit > 0 THEN p_limit END;
+END;
+$$;
+
+-- item_scan_sql builds the Scan statement. Its parameters: $1 and $2 the
+-- segment's KeyHash range [lo, hi), $3 the exclusive start key (when
+-- p_after), $4 the limit (NULL for none).
+CREATE OR REPLACE FUNCTION dynamopg.item_scan_sql(p_def jsonb, p_index bigint, p_after boolean)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_layout record := dynamopg.target_layout(p_def, p_index);
+    v_where  text := 'hk >= $1::bigint AND hk < $2::bigint';
+    v_vals   text[];
+    v_i      int;
+BEGIN
+    IF p_after THEN
+        v_vals := ARRAY[format('dynamopg.key_hash($3::jsonb->%L)', v_layout.names[1])];
+        FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
+            v_vals := v_vals || dynamopg.key_value_sql(v_layout.types[v_i],
+                                                       format('$3::jsonb->%L', v_layout.names[v_i]));
+        END LOOP;
+        v_where := v_where || format(' AND (hk, %s) > (%s)',
+            array_to_string(v_layout.cols, ', '), array_to_string(v_vals, ', '));
+    END IF;
+    RETURN format('SELECT item FROM dynamopg_data.%I WHERE %s ORDER BY hk, %s LIMIT $4::int',
+                  v_layout.rel, v_where, array_to_string(v_layout.cols, ', '));
+END;
+$$;
+
+-- item_scan reads the items of a table or index whose KeyHash is in
+-- [p_lo, p_hi), in (hk, key) order, strictly after p_after, at most p_limit
+-- items (0: all).
+CREATE OR REPLACE FUNCTION dynamopg.item_scan(
+    p_table bigint, p_index bigint, p_lo bigint, p_hi bigint, p_after jsonb, p_limit int)
+RETURNS TABLE (item jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def jsonb := dynamopg.table_def(p_table, false);
+BEGIN
+    RETURN QUERY EXECUTE dynamopg.item_scan_sql(v_def, p_index, p_after IS NOT NULL)
+        USING p_lo, p_hi, p_after, CASE WHEN p_limit > 0 THEN p_limit END;
+END;
+$$;

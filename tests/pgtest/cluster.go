@@ -1,0 +1,173 @@
+package pgtest
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// EnvURL names the variable holding a PostgreSQL server URL to use instead
+// of a throwaway cluster. Its user must be allowed to create databases.
+const EnvURL = "DYNAMOPG_TEST_PG"
+
+var (
+	mu        sync.Mutex
+	serverURL string
+	serverErr error
+	started   *cluster
+)
+
+// Server returns the URL of this process's PostgreSQL server (its
+// "postgres" database): DYNAMOPG_TEST_PG if set, otherwise a throwaway
+// cluster started on first use. Stop stops that cluster.
+func Server() (string, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if serverURL != "" || serverErr != nil {
+		return serverURL, serverErr
+	}
+	if u := os.Getenv(EnvURL); u != "" {
+		serverURL = u
+		return serverURL, nil
+	}
+	c, err := startCluster()
+	if err != nil {
+		serverErr = fmt.Errorf("pgtest: %w", err)
+		return "", serverErr
+	}
+	started = c
+	serverURL = c.url
+	return serverURL, nil
+}
+
+// Stop stops and removes the cluster Server started, if any.
+func Stop() {
+	mu.Lock()
+	defer mu.Unlock()
+	if started != nil {
+		started.stop()
+		started = nil
+	}
+}
+
+// cluster is a PostgreSQL cluster in a temporary directory.
+type cluster struct {
+	bindir string
+	dir    string
+	url    string
+	asUser string // run binaries as this user ("" for ourselves)
+}
+
+// startCluster runs initdb and starts a server on a free local port with
+// durability off.
+func startCluster() (*cluster, error) {
+	bindir, err := findBindir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "dynamopg-pgtest-")
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{bindir: bindir, dir: dir}
+	if os.Geteuid() == 0 { // initdb and postgres refuse to run as root
+		c.asUser = "postgres"
+		if err := chownTo(dir, c.asUser); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	data := filepath.Join(dir, "data")
+	if out, err := c.run("initdb", "-D", data, "-U", "postgres", "--auth=trust",
+		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("initdb: %w: %s", err, out)
+	}
+	opts := strings.Join([]string{
+		"-p", strconv.Itoa(port),
+		"-k", dir,
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "fsync=off",
+		"-c", "synchronous_commit=off",
+		"-c", "full_page_writes=off",
+		"-c", "max_connections=200",
+	}, " ")
+	if out, err := c.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("pg_ctl start: %w: %s\n%s", err, out, log)
+	}
+	c.url = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	return c, nil
+}
+
+// stop stops the server at once and removes its directory.
+func (c *cluster) stop() {
+	c.run("pg_ctl", "-D", filepath.Join(c.dir, "data"), "-m", "immediate", "-w", "stop")
+	os.RemoveAll(c.dir)
+}
+
+// run runs a PostgreSQL binary, as c.asUser when set.
+func (c *cluster) run(name string, args ...string) ([]byte, error) {
+	path := filepath.Join(c.bindir, name)
+	var cmd *exec.Cmd
+	if c.asUser != "" {
+		cmd = exec.Command("runuser", append([]string{"-u", c.asUser, "--", path}, args...)...)
+	} else {
+		cmd = exec.Command(path, args...)
+	}
+	cmd.Dir = c.dir
+	return cmd.CombinedOutput()
+}
+
+// findBindir locates initdb: PostgreSQL 15's directory, pg_config --bindir,
+// then the newest /usr/lib/postgresql/*/bin.
+func findBindir() (string, error) {
+	candidates := []string{"/usr/lib/postgresql/15/bin"}
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		candidates = append(candidates, strings.TrimSpace(string(out)))
+	}
+	globbed, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Sort(sort.Reverse(sort.StringSlice(globbed)))
+	candidates = append(candidates, globbed...)
+	for _, d := range candidates {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d, nil
+		}
+	}
+	return "", errors.New("no PostgreSQL binaries (initdb) found; set " + EnvURL)
+}
+
+// chownTo gives dir to the named user.
+func chownTo(dir, name string) error {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return fmt.Errorf("user %s: %w", name, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return os.Chown(dir, uid, gid)
+}
+
+// freePort asks the kernel for a free local TCP port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
