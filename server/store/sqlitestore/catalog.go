@@ -1,0 +1,85 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// The catalog rows: the whole store.Table as JSON in tables.def.
+
+// catalogByName reads a table's id and description by name.
+func catalogByName(ctx context.Context, q querier, name string) (*store.Table, error) {
+	var def []byte
+	err := q.QueryRowContext(ctx, `SELECT def FROM tables WHERE name = ?`, name).Scan(&def)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("table %q: %w", name, store.ErrTableNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read catalog of %q: %w", name, err)
+	}
+	return decodeDef(def)
+}
+
+// catalogByID reads a table's description by id: the current definition
+// (indexes included) of the table a possibly stale *store.Table names.
+func catalogByID(ctx context.Context, q querier, id int64) (*store.Table, error) {
+	var def []byte
+	err := q.QueryRowContext(ctx, `SELECT def FROM tables WHERE id = ?`, id).Scan(&def)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("table id %d: %w", id, store.ErrTableNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read catalog of table id %d: %w", id, err)
+	}
+	return decodeDef(def)
+}
+
+func decodeDef(def []byte) (*store.Table, error) {
+	t := new(store.Table)
+	if err := json.Unmarshal(def, t); err != nil {
+		return nil, fmt.Errorf("decode catalog entry: %w", err)
+	}
+	return t, nil
+}
+
+// querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// explain turns the error of a statement on a table's (or index's) storage
+// into store.ErrTableNotFound when the storage is gone: SQLite's "no such
+// table" has no result code of its own, so the catalog (read in the same
+// transaction as the failed statement) decides. Other errors are wrapped.
+func explain(ctx context.Context, q querier, t *store.Table, ix *store.Index, what string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s %q: %w", what, t.Name, err)
+	}
+	cur, cerr := catalogByID(ctx, q, t.ID)
+	switch {
+	case errors.Is(cerr, store.ErrTableNotFound):
+		return fmt.Errorf("%s %q: %w", what, t.Name, store.ErrTableNotFound)
+	case cerr == nil && ix != nil && indexByID(cur, ix.ID) == nil:
+		return fmt.Errorf("%s %q index %q: %w", what, t.Name, ix.Name, store.ErrTableNotFound)
+	case isBusy(err):
+		return fmt.Errorf("%s %q: %w (%w)", what, t.Name, store.ErrConflict, err)
+	}
+	return fmt.Errorf("%s %q: %w", what, t.Name, err)
+}
+
+// indexByID finds an index of a table by its storage id.
+func indexByID(t *store.Table, id int64) *store.Index {
+	for i := range t.Indexes {
+		if t.Indexes[i].ID == id {
+			return &t.Indexes[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,23 @@
+// Package sqlitestore owns the SQLite implementation of store.Store: opening
+// the database file (or an in-memory database), its embedded catalog schema,
+// the per-table and per-index storage it creates from table ids, the key
+// encodings that make SQLite's byte order equal DynamoDB's key order, and the
+// translation of SQLite result codes to the store's sentinel errors.
+//
+// Layout of the database:
+//
+//   - tables: the catalog, one row per DynamoDB table holding the whole
+//     store.Table as JSON (schema.sql).
+//   - t_<id>: one data table per DynamoDB table (id from the catalog, never
+//     the user's name), keyed by (pk, sk).
+//   - i_<id>: one table per secondary index, keyed by (ipk, isk, pk, sk).
+//
+// Every key column holds a BLOB (see keys.go), so one storage class per
+// column and memcmp ordering throughout. Tables without a sort key (and
+// indexes without one) store an empty BLOB in the sort key column.
+//
+// Writes are serialized through one dedicated write connection that begins
+// its transactions with BEGIN IMMEDIATE; reads use a separate pool, which WAL
+// lets run beside the writer. An in-memory database uses a single connection
+// for both.
+package sqlitestore

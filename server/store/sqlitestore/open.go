@@ -1,0 +1,142 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// Options configure Open.
+type Options struct {
+	// Logger receives the store's log records; nil discards them.
+	Logger *slog.Logger
+	// BusyTimeoutMillis is how long a connection waits for a lock held by
+	// another connection (or process) before failing; 0 means 5000.
+	BusyTimeoutMillis int
+	// MaxReaders caps the read pool of a file database; 0 means 8.
+	MaxReaders int
+}
+
+// Store is the SQLite store. It is safe for concurrent use.
+type Store struct {
+	log *slog.Logger
+	// writer has exactly one connection whose transactions begin with BEGIN
+	// IMMEDIATE: every write of the process goes through it, one at a time.
+	writer *sql.DB
+	// reader is the read pool. For an in-memory database it is writer.
+	reader *sql.DB
+}
+
+var _ store.Store = (*Store)(nil)
+
+// MemoryDSN opens a private in-memory database.
+const MemoryDSN = ":memory:"
+
+// Open opens (creating if needed) the database at dsn, a file path or
+// ":memory:", and applies the catalog schema.
+//
+// A file database runs in WAL mode with synchronous=NORMAL: one write
+// connection and a pool of readers. An in-memory database lives in one
+// connection (SQLite's :memory: is private to its connection), used for reads
+// and writes alike, so it behaves as a file would, only without concurrent
+// readers.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	busy := opts.BusyTimeoutMillis
+	if busy <= 0 {
+		busy = 5000
+	}
+	readers := opts.MaxReaders
+	if readers <= 0 {
+		readers = 8
+	}
+	if dsn == "" {
+		return nil, errors.New("sqlitestore: empty dsn")
+	}
+	s := &Store{log: log}
+
+	memory := dsn == MemoryDSN
+	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=synchronous(NORMAL)&_txlock=immediate", busy)
+	if !memory {
+		params += "&_pragma=journal_mode(WAL)"
+	}
+	writer, err := sql.Open("sqlite", withParams(dsn, params))
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: open %s: %w", dsn, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	s.writer = writer
+	s.reader = writer
+
+	if err := migrate(ctx, writer); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlitestore: %s: %w", dsn, err)
+	}
+
+	if !memory {
+		// Readers never write: query_only makes an accidental write fail
+		// instead of racing the writer.
+		rparams := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=query_only(1)", busy)
+		reader, err := sql.Open("sqlite", withParams(dsn, rparams))
+		if err != nil {
+			writer.Close()
+			return nil, fmt.Errorf("sqlitestore: open readers %s: %w", dsn, err)
+		}
+		reader.SetMaxOpenConns(readers)
+		reader.SetMaxIdleConns(readers)
+		s.reader = reader
+	}
+	if err := s.Ping(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	log.InfoContext(ctx, "sqlite store open", "dsn", dsn, "memory", memory)
+	return s, nil
+}
+
+// withParams appends DSN query parameters to a path that may already have some.
+func withParams(dsn, params string) string {
+	if strings.Contains(dsn, "?") {
+		return dsn + "&" + params
+	}
+	return dsn + "?" + params
+}
+
+// Ping answers when both handles answer.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.writer.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlitestore: ping writer: %w", err)
+	}
+	if s.reader != s.writer {
+		var one int
+		if err := s.reader.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+			return fmt.Errorf("sqlitestore: ping reader: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close releases the database handles.
+func (s *Store) Close() {
+	if s.reader != s.writer {
+		if err := s.reader.Close(); err != nil {
+			s.log.Warn("sqlite store: close readers", "err", err)
+		}
+	}
+	if err := s.writer.Close(); err != nil {
+		s.log.Warn("sqlite store: close writer", "err", err)
+	}
+}

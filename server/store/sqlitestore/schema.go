@@ -1,0 +1,44 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"fmt"
+)
+
+// schemaSQL is the catalog schema, applied at every Open.
+//
+//go:embed schema.sql
+var schemaSQL string
+
+// schemaVersion is stored in PRAGMA user_version once schema.sql is applied.
+// A database with a newer version was written by a newer dynamopg.
+const schemaVersion = 1
+
+// migrate applies the embedded schema in one transaction on the write handle.
+func migrate(ctx context.Context, db *sql.DB) error {
+	var v int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("database schema version %d is newer than this server's %d", v, schemaVersion)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin schema: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+		return fmt.Errorf("apply schema: %w", err)
+	}
+	// PRAGMA takes no bind parameters; the value is a constant.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+		return fmt.Errorf("set schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit schema: %w", err)
+	}
+	return nil
+}

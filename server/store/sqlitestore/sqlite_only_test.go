@@ -1,0 +1,107 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// Behaviour of this store beyond the shared contract suite.
+
+func testTable(name string) *store.Table {
+	return &store.Table{
+		Name: name, Status: store.StatusActive, BillingMode: "PAY_PER_REQUEST",
+		Hash:  store.KeyAttr{Name: "pk", Type: attr.TypeS},
+		Range: &store.KeyAttr{Name: "sk", Type: attr.TypeN},
+	}
+}
+
+func putItem(t *testing.T, s store.Store, tbl *store.Table, it attr.Item) {
+	t.Helper()
+	if _, err := s.ItemWrite(context.Background(), tbl, tbl.KeyOf(it), func(attr.Item) (attr.Item, error) { return it, nil }); err != nil {
+		t.Fatalf("ItemWrite: %v", err)
+	}
+}
+
+// Reopening a file keeps the catalog and the items; Open is idempotent.
+func TestReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "reopen.db")
+	s := open(t, path)
+	tbl := testTable("keep")
+	if err := s.TableCreate(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	putItem(t, s, tbl, attr.Item{"pk": attr.Str("a"), "sk": attr.Num("1"), "v": attr.Str("x")})
+	s.Close()
+
+	s2 := open(t, path)
+	got, err := s2.TableGet(ctx, "keep")
+	if err != nil || got.ID != tbl.ID {
+		t.Fatalf("TableGet after reopen = %+v, %v", got, err)
+	}
+	it, err := s2.ItemGet(ctx, got, attr.Item{"pk": attr.Str("a"), "sk": attr.Num("1")})
+	if err != nil || it["v"].S != "x" {
+		t.Fatalf("ItemGet after reopen = %v, %v", it, err)
+	}
+	// Ids are never reused, even for the table created after a delete.
+	if _, err := s2.TableDelete(ctx, "keep"); err != nil {
+		t.Fatal(err)
+	}
+	again := testTable("keep")
+	if err := s2.TableCreate(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if again.ID == tbl.ID {
+		t.Fatalf("table id %d reused", again.ID)
+	}
+}
+
+// An index added by TableUpdate is filled from the table's existing items
+// in the same transaction.
+func TestTableUpdateBackfill(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "backfill.db"))
+	tbl := testTable("bf")
+	if err := s.TableCreate(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1100 // more than one backfill page
+	for i := range n {
+		it := attr.Item{"pk": attr.Str("p"), "sk": attr.Num(strconv.Itoa(i))}
+		if i%2 == 0 {
+			it["g"] = attr.Str("x")
+		}
+		putItem(t, s, tbl, it)
+	}
+	out, err := s.TableUpdate(ctx, "bf", func(t *store.Table) error {
+		t.Indexes = append(t.Indexes, store.Index{Name: "g", Global: true,
+			Hash: store.KeyAttr{Name: "g", Type: attr.TypeS}, Projection: store.Projection{Type: "KEYS_ONLY"}})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ItemQuery(ctx, out, store.QueryInput{Index: out.Index("g"), Hash: attr.Str("x"), Forward: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n/2 {
+		t.Fatalf("backfilled index has %d rows, want %d", len(got), n/2)
+	}
+
+	// Querying the index through a description that predates its removal.
+	stale := out
+	if _, err := s.TableUpdate(ctx, "bf", func(t *store.Table) error { t.Indexes = nil; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.ItemQuery(ctx, stale, store.QueryInput{Index: stale.Index("g"), Hash: attr.Str("x"), Forward: true})
+	if !errors.Is(err, store.ErrTableNotFound) {
+		t.Fatalf("ItemQuery of a dropped index: %v, want ErrTableNotFound", err)
+	}
+}

@@ -1,0 +1,203 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// TableCreate stores a new table and creates its storage and its indexes'
+// storage in one transaction. It assigns t.ID and every Index.ID.
+func (s *Store) TableCreate(ctx context.Context, t *store.Table) error {
+	def := *t
+	def.Indexes = slices.Clone(t.Indexes)
+	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+		// The id is the row's: insert first with a placeholder def, then
+		// store the def that carries the id.
+		var id int64
+		err := tx.QueryRowContext(ctx,
+			`INSERT INTO tables (name, def) VALUES (?, '{}') RETURNING id`, t.Name).Scan(&id)
+		if isUnique(err) {
+			return fmt.Errorf("create table %q: %w", t.Name, store.ErrTableExists)
+		}
+		if err != nil {
+			return fmt.Errorf("create table %q: insert catalog: %w", t.Name, err)
+		}
+		def.ID = id
+		if err := createDataTable(ctx, tx, id); err != nil {
+			return fmt.Errorf("create table %q: %w", t.Name, err)
+		}
+		for i := range def.Indexes {
+			if err := s.indexCreate(ctx, tx, &def, &def.Indexes[i], false); err != nil {
+				return fmt.Errorf("create table %q: %w", t.Name, err)
+			}
+		}
+		return storeDef(ctx, tx, &def)
+	})
+	if err != nil {
+		return err
+	}
+	t.ID = def.ID
+	for i := range t.Indexes {
+		t.Indexes[i].ID = def.Indexes[i].ID
+	}
+	return nil
+}
+
+// storeDef writes a table's description to its catalog row.
+func storeDef(ctx context.Context, tx *sql.Tx, t *store.Table) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("encode table %q: %w", t.Name, err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE tables SET name = ?, def = ? WHERE id = ?`, t.Name, string(b), t.ID)
+	if isUnique(err) {
+		return fmt.Errorf("rename table to %q: %w", t.Name, store.ErrTableExists)
+	}
+	if err != nil {
+		return fmt.Errorf("store table %q: %w", t.Name, err)
+	}
+	return nil
+}
+
+// indexCreate assigns an index its id and creates its storage; with
+// backfill it also indexes the table's existing items.
+func (s *Store) indexCreate(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index, backfill bool) error {
+	err := tx.QueryRowContext(ctx,
+		`INSERT INTO index_ids (table_id) VALUES (?) RETURNING id`, t.ID).Scan(&ix.ID)
+	if err != nil {
+		return fmt.Errorf("index %q: allocate id: %w", ix.Name, err)
+	}
+	if err := createIndexTable(ctx, tx, ix.ID); err != nil {
+		return fmt.Errorf("index %q: %w", ix.Name, err)
+	}
+	if backfill {
+		if err := backfillIndex(ctx, tx, t, ix); err != nil {
+			return fmt.Errorf("index %q: %w", ix.Name, err)
+		}
+	}
+	return nil
+}
+
+// TableGet reads one table's description.
+func (s *Store) TableGet(ctx context.Context, name string) (*store.Table, error) {
+	return catalogByName(ctx, s.reader, name)
+}
+
+// TableList returns up to limit table names in byte order after `after`
+// (limit <= 0: all of them).
+func (s *Store) TableList(ctx context.Context, after string, limit int) ([]string, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	// name is TEXT with BINARY collation: byte order.
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT name FROM tables WHERE name > ? ORDER BY name LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list tables: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("list tables: %w", err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list tables: %w", err)
+	}
+	return names, nil
+}
+
+// TableUpdate reads the table under the write lock, lets fn change it and
+// stores the result. Indexes fn adds (ID 0) get storage, filled from the
+// table's items in the same transaction; indexes fn removes lose theirs.
+func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.Table) error) (*store.Table, error) {
+	var out *store.Table
+	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+		before, err := catalogByName(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		t, err := catalogByName(ctx, tx, name) // fn's own copy
+		if err != nil {
+			return err
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+		t.ID = before.ID
+		for _, old := range before.Indexes {
+			if indexByID(t, old.ID) == nil {
+				if err := dropStorage(ctx, tx, indexTable(old.ID)); err != nil {
+					return fmt.Errorf("update table %q: %w", name, err)
+				}
+			}
+		}
+		for i := range t.Indexes {
+			ix := &t.Indexes[i]
+			if ix.ID != 0 && indexByID(before, ix.ID) != nil {
+				continue
+			}
+			if err := s.indexCreate(ctx, tx, t, ix, true); err != nil {
+				return fmt.Errorf("update table %q: %w", name, err)
+			}
+		}
+		if err := storeDef(ctx, tx, t); err != nil {
+			return err
+		}
+		out = t
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// TableDelete drops the table's storage and its catalog row in one
+// transaction and returns the description as it was.
+func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, error) {
+	var out *store.Table
+	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+		t, err := catalogByName(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		for _, ix := range t.Indexes {
+			if err := dropStorage(ctx, tx, indexTable(ix.ID)); err != nil {
+				return fmt.Errorf("delete table %q: %w", name, err)
+			}
+		}
+		if err := dropStorage(ctx, tx, dataTable(t.ID)); err != nil {
+			return fmt.Errorf("delete table %q: %w", name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.ID); err != nil {
+			return fmt.Errorf("delete table %q: catalog: %w", name, err)
+		}
+		out = t
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// TableStats counts the table's items and sums their sizes.
+func (s *Store) TableStats(ctx context.Context, t *store.Table) (items, bytes int64, err error) {
+	err = s.inRead(ctx, func(tx *sql.Tx) error {
+		q := fmt.Sprintf(`SELECT count(*), coalesce(sum(size), 0) FROM %s`, dataTable(t.ID))
+		if err := tx.QueryRowContext(ctx, q).Scan(&items, &bytes); err != nil {
+			return explain(ctx, tx, t, nil, "table stats of", err)
+		}
+		return nil
+	})
+	return items, bytes, err
+}

@@ -1,0 +1,174 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// ItemWrite changes one item under the write lock: it reads the current item,
+// calls fn once, stores or deletes what fn returns and maintains every index
+// of the table, all in one transaction. The table's definition (its indexes)
+// is read from the catalog in that transaction, not taken from t, which may
+// be stale.
+func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
+	var old attr.Item
+	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+		cur, err := catalogByID(ctx, tx, t.ID)
+		if err != nil {
+			return err
+		}
+		k, err := tableKey(cur, key)
+		if err != nil {
+			return fmt.Errorf("write item of %q: %w", cur.Name, err)
+		}
+		old, err = getRow(ctx, tx, cur.ID, k)
+		if err != nil {
+			return fmt.Errorf("write item of %q: %w", cur.Name, err)
+		}
+		neu, err := fn(old.Clone())
+		if err != nil {
+			return err // unchanged, as the contract says
+		}
+		if neu == nil && old == nil {
+			return nil // deleting an absent item changes nothing
+		}
+		if err := putRow(ctx, tx, cur, k, neu); err != nil {
+			return fmt.Errorf("write item of %q: %w", cur.Name, err)
+		}
+		for i := range cur.Indexes {
+			ix := &cur.Indexes[i]
+			if err := indexRow(ctx, tx, cur, ix, k, old != nil, neu); err != nil {
+				return fmt.Errorf("write item of %q: index %q: %w", cur.Name, ix.Name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return old, nil
+}
+
+// getRow reads one item by its encoded key; nil when absent.
+func getRow(ctx context.Context, q querier, id int64, k rowKey) (attr.Item, error) {
+	var raw []byte
+	err := q.QueryRowContext(ctx,
+		fmt.Sprintf(`SELECT item FROM %s WHERE pk = ? AND sk = ?`, dataTable(id)),
+		k.pk, k.sk).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeItem(raw)
+}
+
+// putRow stores an item at key k, or deletes the row when it is nil.
+func putRow(ctx context.Context, tx *sql.Tx, t *store.Table, k rowKey, it attr.Item) error {
+	if it == nil {
+		_, err := tx.ExecContext(ctx,
+			fmt.Sprintf(`DELETE FROM %s WHERE pk = ? AND sk = ?`, dataTable(t.ID)), k.pk, k.sk)
+		return err
+	}
+	nk, err := tableKey(t, it)
+	if err != nil {
+		return fmt.Errorf("new item: %w", err)
+	}
+	if string(nk.pk) != string(k.pk) || string(nk.sk) != string(k.sk) {
+		return errors.New("new item's key differs from the key written")
+	}
+	_, err = tx.ExecContext(ctx, fmt.Sprintf(`
+INSERT INTO %s (hk, pk, sk, item, size)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size`, dataTable(t.ID)),
+		k.hk, k.pk, k.sk, it.AppendJSON(nil), it.Size())
+	return err
+}
+
+// indexRow brings an item's row of one index up to date: it removes the row
+// of the old state (when there was one) and inserts the projected new state
+// when the item belongs in the index.
+func indexRow(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index, k rowKey, hadOld bool, neu attr.Item) error {
+	name := indexTable(ix.ID)
+	if hadOld {
+		// Uses the (pk, sk) index of the index table.
+		if _, err := tx.ExecContext(ctx,
+			fmt.Sprintf(`DELETE FROM %s WHERE pk = ? AND sk = ?`, name), k.pk, k.sk); err != nil {
+			return err
+		}
+	}
+	if neu == nil || !ix.Indexable(neu) {
+		return nil
+	}
+	return indexInsert(ctx, tx, t, ix, neu)
+}
+
+// indexInsert inserts the projection of an Indexable item into an index.
+func indexInsert(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index, it attr.Item) error {
+	ik, err := indexKeyOf(t, ix, it)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, fmt.Sprintf(`
+INSERT INTO %s (hk, ipk, isk, pk, sk, item)
+VALUES (?, ?, ?, ?, ?, ?)`, indexTable(ix.ID)),
+		ik.hk, ik.ipk, ik.isk, ik.base.pk, ik.base.sk, ix.Project(t, it).AppendJSON(nil))
+	return err
+}
+
+// backfillIndex indexes every item of a table, in pages of the primary key
+// so that no cursor stays open while inserting.
+func backfillIndex(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index) error {
+	const page = 512
+	var lastPK, lastSK []byte
+	for first := true; ; first = false {
+		var rows *sql.Rows
+		var err error
+		if first {
+			rows, err = tx.QueryContext(ctx, fmt.Sprintf(
+				`SELECT pk, sk, item FROM %s ORDER BY pk, sk LIMIT ?`, dataTable(t.ID)), page)
+		} else {
+			rows, err = tx.QueryContext(ctx, fmt.Sprintf(
+				`SELECT pk, sk, item FROM %s WHERE (pk, sk) > (?, ?) ORDER BY pk, sk LIMIT ?`, dataTable(t.ID)),
+				lastPK, lastSK, page)
+		}
+		if err != nil {
+			return fmt.Errorf("backfill: %w", err)
+		}
+		var items []attr.Item
+		for rows.Next() {
+			var raw []byte
+			if err := rows.Scan(&lastPK, &lastSK, &raw); err != nil {
+				rows.Close()
+				return fmt.Errorf("backfill: %w", err)
+			}
+			lastSK = nonNil(lastSK) // an empty BLOB scans as nil, which binds as NULL
+			it, err := decodeItem(raw)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("backfill: %w", err)
+			}
+			items = append(items, it)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("backfill: %w", err)
+		}
+		for _, it := range items {
+			if ix.Indexable(it) {
+				if err := indexInsert(ctx, tx, t, ix, it); err != nil {
+					return fmt.Errorf("backfill: %w", err)
+				}
+			}
+		}
+		if len(items) < page {
+			return nil
+		}
+	}
+}

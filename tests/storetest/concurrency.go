@@ -1,0 +1,129 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+var errExists = errors.New("storetest: item exists")
+
+func exerciseConcurrency(ctx context.Context, t *testing.T, newStore func(t *testing.T) store.Store) {
+	// attribute_not_exists(pk) from 32 writers at once: exactly one wins.
+	t.Run("ItemWrite/CreateRace", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		tbl := createTable(ctx, t, s, newTable("race", key("pk", attr.TypeS), rkey("sk", attr.TypeS),
+			store.Index{Name: "gsi", Global: true, Hash: key("g", attr.TypeS), Projection: store.Projection{Type: "ALL"}}))
+		k := attr.Item{"pk": attr.Str("p"), "sk": attr.Str("s")}
+		const writers = 32
+		var wg sync.WaitGroup
+		errs := make([]error, writers)
+		for w := range writers {
+			wg.Go(func() {
+				_, errs[w] = s.ItemWrite(ctx, tbl, k, func(old attr.Item) (attr.Item, error) {
+					if old != nil {
+						return nil, errExists
+					}
+					return attr.Item{"pk": attr.Str("p"), "sk": attr.Str("s"), "g": attr.Str("x"),
+						"winner": attr.Num(strconv.Itoa(w))}, nil
+				})
+			})
+		}
+		wg.Wait()
+		winner := -1
+		for w, err := range errs {
+			switch {
+			case err == nil:
+				requireTrue(t, winner < 0, "writers %d and %d both created the item", winner, w)
+				winner = w
+			case errors.Is(err, errExists):
+			default:
+				t.Fatalf("writer %d: unexpected error %v", w, err)
+			}
+		}
+		requireTrue(t, winner >= 0, "no writer created the item")
+		got, err := s.ItemGet(ctx, tbl, k)
+		requireNoError(t, err, "ItemGet")
+		requireEqual(t, got["winner"].S, strconv.Itoa(winner), "the stored item is the winner's")
+		page, err := s.ItemQuery(ctx, tbl, store.QueryInput{Index: &tbl.Indexes[0], Hash: attr.Str("x"), Forward: true})
+		requireNoError(t, err, "ItemQuery index")
+		requireEqual(t, len(page), 1, "index rows after the race")
+	})
+
+	// 16 writers × 25 read-modify-write increments: none lost.
+	t.Run("ItemWrite/Increments", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		tbl := createTable(ctx, t, s, newTable("counter", key("pk", attr.TypeS), nil))
+		k := attr.Item{"pk": attr.Str("c")}
+		const writers, each = 16, 25
+		var wg sync.WaitGroup
+		errs := make(chan error, writers*each)
+		for range writers {
+			wg.Go(func() {
+				for range each {
+					_, err := s.ItemWrite(ctx, tbl, k, func(old attr.Item) (attr.Item, error) {
+						n := "0"
+						if old != nil {
+							n = old["n"].S
+						}
+						sum, aerr := attr.AddNumbers(n, "1", false)
+						if aerr != nil {
+							return nil, aerr
+						}
+						return attr.Item{"pk": attr.Str("c"), "n": attr.Num(sum)}, nil
+					})
+					if err != nil {
+						errs <- err
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("increment: %v", err)
+		}
+		got, err := s.ItemGet(ctx, tbl, k)
+		requireNoError(t, err, "ItemGet")
+		requireEqual(t, got["n"].S, strconv.Itoa(writers*each), "counter")
+	})
+
+	// Writers on distinct items of one table, readers beside them.
+	t.Run("ItemWrite/Parallel", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		tbl := createTable(ctx, t, s, newTable("parallel", key("pk", attr.TypeS), rkey("sk", attr.TypeN)))
+		var wg sync.WaitGroup
+		errs := make(chan error, 64)
+		for w := range 8 {
+			wg.Go(func() {
+				for i := range 20 {
+					it := attr.Item{"pk": attr.Str("p" + strconv.Itoa(w)), "sk": attr.Num(strconv.Itoa(i))}
+					if _, err := s.ItemWrite(ctx, tbl, tbl.KeyOf(it), func(attr.Item) (attr.Item, error) { return it, nil }); err != nil {
+						errs <- err
+						return
+					}
+					if _, err := s.ItemQuery(ctx, tbl, store.QueryInput{Hash: attr.Str("p" + strconv.Itoa(w)), Forward: true}); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("parallel writes: %v", err)
+		}
+		n, _, err := s.TableStats(ctx, tbl)
+		requireNoError(t, err, "TableStats")
+		requireEqual(t, n, int64(160), "items")
+	})
+}

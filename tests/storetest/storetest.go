@@ -1,0 +1,35 @@
+// Package storetest owns the storage contract's conformance suite: one
+// Exercise entry point that every store.Store implementation (sqlitestore,
+// pgstore) runs from its own tests, so that they behave identically. It
+// knows nothing of any backend: everything goes through store.Store.
+//
+// One file per area: tables, items, concurrency, query, scan, indexes. The
+// subtests are named like the contract methods they exercise.
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// NULKeysUnsupported may be implemented by a store that cannot hold U+0000
+// in string key attributes; when it returns true the ordering tests leave
+// such keys out. Stores are expected to support them (DynamoDB does).
+type NULKeysUnsupported interface {
+	NULKeysUnsupported() bool
+}
+
+// Exercise runs the whole contract suite. newStore must return a fresh,
+// empty store for the calling test and close it in t.Cleanup; the subtests
+// run in parallel, each with its own store.
+func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) store.Store) {
+	t.Helper()
+	t.Run("Tables", func(t *testing.T) { exerciseTables(ctx, t, newStore) })
+	t.Run("Items", func(t *testing.T) { exerciseItems(ctx, t, newStore) })
+	t.Run("Concurrency", func(t *testing.T) { exerciseConcurrency(ctx, t, newStore) })
+	t.Run("Query", func(t *testing.T) { exerciseQuery(ctx, t, newStore) })
+	t.Run("Scan", func(t *testing.T) { exerciseScan(ctx, t, newStore) })
+	t.Run("Indexes", func(t *testing.T) { exerciseIndexes(ctx, t, newStore) })
+}
