@@ -1,0 +1,53 @@
+# dynamopg: a DynamoDB-compatible server on PostgreSQL (or SQLite).
+# `make help` lists the targets.
+
+SQLC_VERSION := v1.31.1
+BIN          := $(CURDIR)/bin
+SQLC         := $(BIN)/sqlc-$(SQLC_VERSION)
+VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GO_TEST_FLAGS ?= -count=1 -timeout 15m
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-10s %s\n", $$1, $$2}'
+
+.PHONY: run
+run: build ## start the server: SQLite file dynamopg.db, port 8000
+	$(BIN)/dynamopg serve
+
+.PHONY: build
+build: ## build bin/dynamopg
+	go build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/dynamopg ./cmd/dynamopg
+
+$(SQLC):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) go install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
+	mv $(BIN)/sqlc $(SQLC)
+
+.PHONY: generate
+generate: $(SQLC) ## regenerate gen/ from queries/ with sqlc
+	$(SQLC) generate
+
+.PHONY: verify-generated
+verify-generated: $(SQLC) ## fail when gen/ is out of date with queries/
+	$(SQLC) diff
+
+.PHONY: test
+test: verify-generated ## run every test (PostgreSQL: DYNAMOPG_TEST_PG or a throwaway cluster)
+	go vet ./...
+	go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: bench
+bench: ## run the benchmarks
+	go test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: lint
+lint: ## gofmt and go vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'))" || (gofmt -l $$(git ls-files '*.go' | grep -v '^gen/'); exit 1)
+	go vet ./...
+
+.PHONY: clean
+clean: ## remove build outputs
+	rm -rf $(BIN)

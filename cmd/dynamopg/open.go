@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/pgstore"
+	"github.com/dynamopg/dynamopg/server/store/sqlitestore"
+)
+
+// openStore selects the backend from the --db URL: postgres:// or
+// postgresql:// for PostgreSQL, sqlite:PATH for a SQLite file, memory for an
+// in-memory SQLite database.
+func openStore(ctx context.Context, db string, migrate bool, log *slog.Logger) (store.Store, error) {
+	switch {
+	case strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
+		return pgstore.Open(ctx, db, pgstore.Options{Migrate: migrate, Logger: log})
+	case strings.HasPrefix(db, "sqlite:"):
+		return sqlitestore.Open(ctx, strings.TrimPrefix(db, "sqlite:"), sqlitestore.Options{Logger: log})
+	case db == "memory":
+		return sqlitestore.Open(ctx, ":memory:", sqlitestore.Options{Logger: log})
+	}
+	return nil, fmt.Errorf("--db %q: want postgres://…, sqlite:PATH or memory", db)
+}
+
+// maskURL hides a password in a database URL for logs.
+func maskURL(db string) string {
+	if i := strings.Index(db, "://"); i >= 0 {
+		rest := db[i+3:]
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			cred := rest[:at]
+			if c := strings.Index(cred, ":"); c >= 0 {
+				return db[:i+3] + cred[:c] + ":*****" + rest[at:]
+			}
+		}
+	}
+	return db
+}

@@ -1,0 +1,287 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/expr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// Batch limits of the service.
+const (
+	maxBatchGetKeys     = 100
+	maxBatchWriteItems  = 25
+	maxBatchGetResponse = 16 << 20
+)
+
+type batchGetTable struct {
+	exprParams
+	Keys                 []attr.Item `json:"Keys"`
+	ProjectionExpression *string     `json:"ProjectionExpression"`
+	ConsistentRead       *bool       `json:"ConsistentRead"`
+}
+
+type batchGetInput struct {
+	RequestItems           map[string]batchGetTable `json:"RequestItems"`
+	ReturnConsumedCapacity *string                  `json:"ReturnConsumedCapacity"`
+}
+
+type writeRequest struct {
+	PutRequest *struct {
+		Item attr.Item `json:"Item"`
+	} `json:"PutRequest"`
+	DeleteRequest *struct {
+		Key attr.Item `json:"Key"`
+	} `json:"DeleteRequest"`
+}
+
+type batchWriteInput struct {
+	RequestItems                map[string][]writeRequest `json:"RequestItems"`
+	ReturnConsumedCapacity      *string                   `json:"ReturnConsumedCapacity"`
+	ReturnItemCollectionMetrics *string                   `json:"ReturnItemCollectionMetrics"`
+}
+
+// sortedTables returns map keys in byte order so validation is deterministic.
+func sortedTables[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// keyString is a canonical identity of a key, for duplicate detection.
+func keyString(t *store.Table, k attr.Item) string {
+	s := ""
+	for _, n := range t.KeyNames() {
+		v := k[n]
+		s += n + "\x00" + string(v.AppendJSON(nil)) + "\x00"
+	}
+	return s
+}
+
+func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
+	var in batchGetInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraintErrors
+	c.notNull(in.RequestItems != nil, "requestItems")
+	if in.RequestItems != nil && len(in.RequestItems) == 0 {
+		c.add(strp("{}"), "requestItems", "Member must have length greater than or equal to 1")
+	}
+	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	names := sortedTables(in.RequestItems)
+	for _, n := range names {
+		name := n
+		checkName(&c, &name, "requestItems."+n+".member.tableName", true)
+		if len(in.RequestItems[n].Keys) < 1 {
+			c.add(strp("[]"), "requestItems."+n+".member.keys", "Member must have length greater than or equal to 1")
+		}
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, n := range names {
+		total += len(in.RequestItems[n].Keys)
+	}
+	if total > maxBatchGetKeys {
+		return nil, ValidationError("Too many items requested for the BatchGetItem call")
+	}
+	type plan struct {
+		t    *store.Table
+		proj *expr.Projection
+		req  batchGetTable
+	}
+	plans := make([]plan, 0, len(names))
+	for _, n := range names {
+		req := in.RequestItems[n]
+		ectx, err := exprContext(req.exprParams, req.ProjectionExpression != nil)
+		if err != nil {
+			return nil, err
+		}
+		var proj *expr.Projection
+		if req.ProjectionExpression != nil {
+			if proj, err = expr.ParseProjection(*req.ProjectionExpression, ectx); err != nil {
+				return nil, exprErr(err)
+			}
+		}
+		if err := ectx.CheckUnused(); err != nil {
+			return nil, exprErr(err)
+		}
+		t, err := a.tableFor(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, k := range req.Keys {
+			if err := checkKey(t, k); err != nil {
+				return nil, err
+			}
+			ks := keyString(t, k)
+			if seen[ks] {
+				return nil, ValidationError("Provided list of item keys contains duplicates")
+			}
+			seen[ks] = true
+		}
+		plans = append(plans, plan{t: t, proj: proj, req: req})
+	}
+	responses := map[string][]attr.Item{}
+	unprocessed := map[string]any{}
+	var capacities []map[string]any
+	size := 0
+	for _, p := range plans {
+		items := []attr.Item{}
+		var left []attr.Item
+		units := 0.0
+		consistent := p.req.ConsistentRead != nil && *p.req.ConsistentRead
+		for _, k := range p.req.Keys {
+			if size >= maxBatchGetResponse {
+				left = append(left, k)
+				continue
+			}
+			it, err := a.store.ItemGet(ctx, p.t, k)
+			if err != nil {
+				return nil, storeErr(err, "batch get")
+			}
+			units += readUnits(it.Size(), consistent)
+			if it == nil {
+				continue
+			}
+			size += it.Size()
+			if p.proj != nil {
+				it = p.proj.Apply(it)
+			}
+			items = append(items, it)
+		}
+		responses[p.t.Name] = items
+		if len(left) > 0 {
+			u := map[string]any{"Keys": left}
+			if p.req.ProjectionExpression != nil {
+				u["ProjectionExpression"] = *p.req.ProjectionExpression
+			}
+			if p.req.ExpressionAttributeNames != nil {
+				u["ExpressionAttributeNames"] = p.req.ExpressionAttributeNames
+			}
+			if p.req.ConsistentRead != nil {
+				u["ConsistentRead"] = *p.req.ConsistentRead
+			}
+			unprocessed[p.t.Name] = u
+		}
+		if cc := consumed(in.ReturnConsumedCapacity, p.t, units, nil); cc != nil {
+			capacities = append(capacities, cc)
+		}
+	}
+	out := map[string]any{"Responses": responses, "UnprocessedKeys": unprocessed}
+	if capacities != nil {
+		out["ConsumedCapacity"] = capacities
+	}
+	return out, nil
+}
+
+func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
+	var in batchWriteInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraintErrors
+	c.notNull(in.RequestItems != nil, "requestItems")
+	if in.RequestItems != nil && len(in.RequestItems) == 0 {
+		c.add(strp("{}"), "requestItems", "Member must have length greater than or equal to 1")
+	}
+	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	checkEnum(&c, in.ReturnItemCollectionMetrics, "returnItemCollectionMetrics", enumReturnMetrics)
+	names := sortedTables(in.RequestItems)
+	for _, n := range names {
+		name := n
+		checkName(&c, &name, "requestItems."+n+".member.tableName", true)
+		reqs := in.RequestItems[n]
+		if len(reqs) < 1 {
+			c.add(strp("[]"), "requestItems."+n+".member", "Member must have length greater than or equal to 1")
+		}
+		if len(reqs) > maxBatchWriteItems {
+			c.add(strp(fmt.Sprintf("[%d requests]", len(reqs))), "requestItems."+n+".member", "Member must have length less than or equal to 25")
+		}
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, n := range names {
+		total += len(in.RequestItems[n])
+	}
+	if total > maxBatchWriteItems {
+		return nil, ValidationError("Too many items requested for the BatchWriteItem call")
+	}
+	type op struct {
+		t   *store.Table
+		key attr.Item
+		put attr.Item // nil: delete
+	}
+	var ops []op
+	for _, n := range names {
+		t, err := a.tableFor(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, wr := range in.RequestItems[n] {
+			var o op
+			switch {
+			case wr.PutRequest != nil && wr.DeleteRequest == nil:
+				it := wr.PutRequest.Item
+				if it == nil {
+					return nil, ValidationError("1 validation error detected: Value null at 'requestItems.%s.member.putRequest.item' failed to satisfy constraint: Member must not be null", n)
+				}
+				if err := checkItemKey(t, it); err != nil {
+					return nil, err
+				}
+				if err := checkIndexKeys(t, it, false); err != nil {
+					return nil, err
+				}
+				if it.Size() > attr.MaxItemSize {
+					return nil, ValidationError("Item size has exceeded the maximum allowed size")
+				}
+				o = op{t: t, key: t.KeyOf(it), put: it}
+			case wr.DeleteRequest != nil && wr.PutRequest == nil:
+				if err := checkKey(t, wr.DeleteRequest.Key); err != nil {
+					return nil, err
+				}
+				o = op{t: t, key: wr.DeleteRequest.Key}
+			default:
+				return nil, ValidationError("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+			}
+			ks := keyString(t, o.key)
+			if seen[ks] {
+				return nil, ValidationError("Provided list of item keys contains duplicates")
+			}
+			seen[ks] = true
+			ops = append(ops, o)
+		}
+	}
+	units := map[string]float64{}
+	tables := map[string]*store.Table{}
+	for _, o := range ops {
+		put := o.put
+		old, err := a.store.ItemWrite(ctx, o.t, o.key, func(attr.Item) (attr.Item, error) { return put, nil })
+		if err != nil {
+			return nil, storeErr(err, "batch write")
+		}
+		units[o.t.Name] += writeUnits(old.Size(), put.Size())
+		tables[o.t.Name] = o.t
+	}
+	out := map[string]any{"UnprocessedItems": map[string]any{}}
+	if in.ReturnConsumedCapacity != nil && *in.ReturnConsumedCapacity != "NONE" {
+		var ccs []map[string]any
+		for _, n := range sortedTables(tables) {
+			ccs = append(ccs, consumed(in.ReturnConsumedCapacity, tables[n], units[n], nil))
+		}
+		out["ConsumedCapacity"] = ccs
+	}
+	return out, nil
+}

@@ -1,0 +1,234 @@
+package api
+
+import (
+	"context"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/expr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// conditionFailed is the ConditionalCheckFailedException for a write whose
+// condition was false, carrying the old item when the client asked for it.
+func conditionFailed(old attr.Item, returnOld *string) error {
+	e := ConditionalCheckFailedError()
+	if is(returnOld, "ALL_OLD") && old != nil {
+		e.Extra = map[string]any{"Item": old}
+	}
+	return e
+}
+
+// parseCondition parses an optional ConditionExpression.
+func parseCondition(s *string, ctx *expr.Context) (*expr.Condition, error) {
+	if s == nil {
+		return nil, nil
+	}
+	c, err := expr.ParseCondition("ConditionExpression", *s, ctx)
+	if err != nil {
+		return nil, exprErr(err)
+	}
+	return c, nil
+}
+
+// holds evaluates an optional condition against an item (nil when absent).
+func holds(c *expr.Condition, it attr.Item) (bool, error) {
+	if c == nil {
+		return true, nil
+	}
+	ok, err := c.Eval(it)
+	if err != nil {
+		return false, exprErr(err)
+	}
+	return ok, nil
+}
+
+func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
+	var in putItemInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraintErrors
+	checkName(&c, in.TableName, "tableName", true)
+	checkWriteEnums(&c, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
+	c.notNull(in.Item != nil, "item")
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	if in.ReturnValues != nil && !oneOf(*in.ReturnValues, "NONE", "ALL_OLD") {
+		return nil, ValidationError("ReturnValues can only be ALL_OLD or NONE")
+	}
+	ectx, err := exprContext(in.exprParams, in.ConditionExpression != nil)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := parseCondition(in.ConditionExpression, ectx)
+	if err != nil {
+		return nil, err
+	}
+	if err := ectx.CheckUnused(); err != nil {
+		return nil, exprErr(err)
+	}
+	t, err := a.tableFor(ctx, *in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkItemKey(t, in.Item); err != nil {
+		return nil, err
+	}
+	if err := checkIndexKeys(t, in.Item, false); err != nil {
+		return nil, err
+	}
+	if in.Item.Size() > attr.MaxItemSize {
+		return nil, ValidationError("Item size has exceeded the maximum allowed size")
+	}
+	key := t.KeyOf(in.Item)
+	old, err := a.store.ItemWrite(ctx, t, key, func(old attr.Item) (attr.Item, error) {
+		ok, err := holds(cond, old)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, conditionFailed(old, in.ReturnValuesOnConditionCheckFailure)
+		}
+		return in.Item, nil
+	})
+	if err != nil {
+		return nil, storeErr(err, "put item")
+	}
+	out := map[string]any{}
+	if is(in.ReturnValues, "ALL_OLD") && old != nil {
+		out["Attributes"] = old
+	}
+	if cc := consumed(in.ReturnConsumedCapacity, t, writeUnits(old.Size(), in.Item.Size()), indexWriteUnits(t, old, in.Item)); cc != nil {
+		out["ConsumedCapacity"] = cc
+	}
+	addCollectionMetrics(out, t, in.ReturnItemCollectionMetrics, key)
+	return out, nil
+}
+
+func (a *API) getItem(ctx context.Context, r *Request) (any, error) {
+	var in getItemInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraintErrors
+	checkName(&c, in.TableName, "tableName", true)
+	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	c.notNull(in.Key != nil, "key")
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	ectx, err := exprContext(in.exprParams, in.ProjectionExpression != nil)
+	if err != nil {
+		return nil, err
+	}
+	var proj *expr.Projection
+	if in.ProjectionExpression != nil {
+		if proj, err = expr.ParseProjection(*in.ProjectionExpression, ectx); err != nil {
+			return nil, exprErr(err)
+		}
+	}
+	if err := ectx.CheckUnused(); err != nil {
+		return nil, exprErr(err)
+	}
+	t, err := a.tableFor(ctx, *in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKey(t, in.Key); err != nil {
+		return nil, err
+	}
+	it, err := a.store.ItemGet(ctx, t, in.Key)
+	if err != nil {
+		return nil, storeErr(err, "get item")
+	}
+	out := map[string]any{}
+	if it != nil {
+		if proj != nil {
+			out["Item"] = proj.Apply(it)
+		} else {
+			out["Item"] = it
+		}
+	}
+	consistent := in.ConsistentRead != nil && *in.ConsistentRead
+	if cc := consumed(in.ReturnConsumedCapacity, t, readUnits(it.Size(), consistent), nil); cc != nil {
+		out["ConsumedCapacity"] = cc
+	}
+	return out, nil
+}
+
+func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
+	var in deleteItemInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraintErrors
+	checkName(&c, in.TableName, "tableName", true)
+	checkWriteEnums(&c, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
+	c.notNull(in.Key != nil, "key")
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	if in.ReturnValues != nil && !oneOf(*in.ReturnValues, "NONE", "ALL_OLD") {
+		return nil, ValidationError("ReturnValues can only be ALL_OLD or NONE")
+	}
+	ectx, err := exprContext(in.exprParams, in.ConditionExpression != nil)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := parseCondition(in.ConditionExpression, ectx)
+	if err != nil {
+		return nil, err
+	}
+	if err := ectx.CheckUnused(); err != nil {
+		return nil, exprErr(err)
+	}
+	t, err := a.tableFor(ctx, *in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKey(t, in.Key); err != nil {
+		return nil, err
+	}
+	old, err := a.store.ItemWrite(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {
+		ok, err := holds(cond, old)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, conditionFailed(old, in.ReturnValuesOnConditionCheckFailure)
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return nil, storeErr(err, "delete item")
+	}
+	out := map[string]any{}
+	if is(in.ReturnValues, "ALL_OLD") && old != nil {
+		out["Attributes"] = old
+	}
+	if cc := consumed(in.ReturnConsumedCapacity, t, writeUnits(old.Size(), 0), indexWriteUnits(t, old, nil)); cc != nil {
+		out["ConsumedCapacity"] = cc
+	}
+	addCollectionMetrics(out, t, in.ReturnItemCollectionMetrics, in.Key)
+	return out, nil
+}
+
+// addCollectionMetrics adds ItemCollectionMetrics for tables with local
+// secondary indexes when the client asked for SIZE.
+func addCollectionMetrics(out map[string]any, t *store.Table, mode *string, key attr.Item) {
+	if !is(mode, "SIZE") {
+		return
+	}
+	hasLSI := false
+	for _, ix := range t.Indexes {
+		hasLSI = hasLSI || !ix.Global
+	}
+	if !hasLSI {
+		return
+	}
+	out["ItemCollectionMetrics"] = map[string]any{
+		"ItemCollectionKey":   attr.Item{t.Hash.Name: key[t.Hash.Name]},
+		"SizeEstimateRangeGB": []float64{0, 1},
+	}
+}

@@ -1,0 +1,183 @@
+package api
+
+import (
+	"context"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/expr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// readPlan is a validated Query or Scan: where to read and what to keep.
+type readPlan struct {
+	table      *store.Table
+	index      *store.Index
+	filter     *expr.Condition
+	projection *expr.Projection
+	count      bool // Select=COUNT
+	limit      int  // 0: none
+	consistent bool
+	capacity   *string
+	// fetch reads the next batch after a key (nil: from the start).
+	fetch func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error)
+	// startKey is the validated ExclusiveStartKey (nil when absent).
+	startKey attr.Item
+}
+
+// checkSelect applies the service's rules between Select, the projection and
+// the index, which do not need the table.
+func checkSelect(sel *string, hasProjection bool, indexName *string, isQuery bool) error {
+	if sel == nil {
+		return nil
+	}
+	switch *sel {
+	case "COUNT":
+		if hasProjection {
+			if isQuery {
+				return ValidationError("1 validation error detected: Cannot specify the ProjectionExpression when choosing to get only the Count")
+			}
+			return ValidationError("Cannot specify the ProjectionExpression when choosing to get only the Count")
+		}
+	case "SPECIFIC_ATTRIBUTES":
+		if !hasProjection {
+			return ValidationError("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+		}
+	case "ALL_ATTRIBUTES":
+		if hasProjection {
+			return ValidationError("Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES")
+		}
+	case "ALL_PROJECTED_ATTRIBUTES":
+		if indexName == nil {
+			return ValidationError("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+		}
+		if hasProjection {
+			return ValidationError("Cannot specify the ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
+		}
+	}
+	return nil
+}
+
+// resolveIndex finds the named index and applies the read rules that need it.
+func resolveIndex(t *store.Table, name *string, sel *string, consistent bool) (*store.Index, error) {
+	if name == nil {
+		return nil, nil
+	}
+	ix := t.Index(*name)
+	if ix == nil || ix.Status != store.StatusActive {
+		return nil, ValidationError("The table does not have the specified index: %s", *name)
+	}
+	if ix.Global && consistent {
+		return nil, ValidationError("Consistent reads are not supported on global secondary indexes")
+	}
+	if is(sel, "ALL_ATTRIBUTES") && ix.Global && ix.Projection.Type != "ALL" {
+		return nil, ValidationError("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.Name)
+	}
+	return ix, nil
+}
+
+// checkStartKey validates an ExclusiveStartKey: the table's key, plus the
+// index's key attributes when reading an index.
+func checkStartKey(t *store.Table, ix *store.Index, k attr.Item) error {
+	if k == nil {
+		return nil
+	}
+	want := map[string]attr.Type{t.Hash.Name: t.Hash.Type}
+	if t.Range != nil {
+		want[t.Range.Name] = t.Range.Type
+	}
+	if ix != nil {
+		want[ix.Hash.Name] = ix.Hash.Type
+		if ix.Range != nil {
+			want[ix.Range.Name] = ix.Range.Type
+		}
+	}
+	if len(k) != len(want) {
+		return ValidationError("The provided starting key is invalid: The provided key element does not match the schema")
+	}
+	for n, typ := range want {
+		v, ok := k[n]
+		if !ok || v.T != typ {
+			return ValidationError("The provided starting key is invalid: The provided key element does not match the schema")
+		}
+	}
+	return nil
+}
+
+// lastKey is the LastEvaluatedKey for an item read from the table or index.
+func lastKey(t *store.Table, ix *store.Index, it attr.Item) attr.Item {
+	k := t.KeyOf(it)
+	if ix != nil {
+		k[ix.Hash.Name] = it[ix.Hash.Name]
+		if ix.Range != nil {
+			k[ix.Range.Name] = it[ix.Range.Name]
+		}
+	}
+	return k
+}
+
+// run reads pages from the store until the Limit or the 1 MB page limit,
+// filtering and projecting, and renders the response.
+func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
+	var (
+		items   []attr.Item
+		scanned int
+		bytes   int
+		last    attr.Item
+		after   = p.startKey
+		stopped bool
+	)
+	const batch = 100
+	for !stopped {
+		n := batch
+		if p.limit > 0 && p.limit-scanned < n {
+			n = p.limit - scanned
+		}
+		got, err := p.fetch(ctx, after, n)
+		if err != nil {
+			return nil, storeErr(err, "read")
+		}
+		for _, it := range got {
+			scanned++
+			bytes += it.Size()
+			last = it
+			ok, err := holds(p.filter, it)
+			if err != nil {
+				return nil, err
+			}
+			if ok && !p.count {
+				if p.projection != nil {
+					items = append(items, p.projection.Apply(it))
+				} else {
+					items = append(items, it)
+				}
+			} else if ok {
+				items = append(items, nil)
+			}
+			if (p.limit > 0 && scanned >= p.limit) || bytes >= maxPageBytes {
+				stopped = true
+				break
+			}
+		}
+		if !stopped && len(got) < n {
+			last = nil // reached the end
+			break
+		}
+		if len(got) > 0 {
+			after = lastKey(p.table, p.index, got[len(got)-1])
+		}
+	}
+	out := map[string]any{"Count": len(items), "ScannedCount": scanned}
+	if !p.count {
+		if items == nil {
+			items = []attr.Item{}
+		}
+		out["Items"] = items
+	}
+	if stopped && last != nil {
+		out["LastEvaluatedKey"] = lastKey(p.table, p.index, last)
+	}
+	if cc := consumed(p.capacity, p.table, readUnits(bytes, p.consistent), nil); cc != nil {
+		out["ConsumedCapacity"] = cc
+	}
+	return out, nil
+}

@@ -1,0 +1,57 @@
+package api
+
+// Wire shapes of the control-plane requests. Pointers mark optional members
+// so that "absent" and "zero" stay distinct, as the service's validation needs.
+
+type attributeDefinition struct {
+	AttributeName *string `json:"AttributeName"`
+	AttributeType *string `json:"AttributeType"`
+}
+
+type keySchemaElement struct {
+	AttributeName *string `json:"AttributeName"`
+	KeyType       *string `json:"KeyType"`
+}
+
+type provisionedThroughput struct {
+	ReadCapacityUnits  *int64 `json:"ReadCapacityUnits"`
+	WriteCapacityUnits *int64 `json:"WriteCapacityUnits"`
+}
+
+type projection struct {
+	ProjectionType   *string  `json:"ProjectionType"`
+	NonKeyAttributes []string `json:"NonKeyAttributes"`
+}
+
+type secondaryIndex struct {
+	IndexName             *string                `json:"IndexName"`
+	KeySchema             []keySchemaElement     `json:"KeySchema"`
+	Projection            *projection            `json:"Projection"`
+	ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+}
+
+type createTableInput struct {
+	TableName              *string                `json:"TableName"`
+	AttributeDefinitions   []attributeDefinition  `json:"AttributeDefinitions"`
+	KeySchema              []keySchemaElement     `json:"KeySchema"`
+	LocalSecondaryIndexes  []secondaryIndex       `json:"LocalSecondaryIndexes"`
+	GlobalSecondaryIndexes []secondaryIndex       `json:"GlobalSecondaryIndexes"`
+	BillingMode            *string                `json:"BillingMode"`
+	ProvisionedThroughput  *provisionedThroughput `json:"ProvisionedThroughput"`
+}
+
+type tableNameInput struct {
+	TableName *string `json:"TableName"`
+}
+
+type listTablesInput struct {
+	ExclusiveStartTableName *string `json:"ExclusiveStartTableName"`
+	Limit                   *int64  `json:"Limit"`
+}
+
+type updateTableInput struct {
+	TableName             *string                `json:"TableName"`
+	AttributeDefinitions  []attributeDefinition  `json:"AttributeDefinitions"`
+	BillingMode           *string                `json:"BillingMode"`
+	ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+}

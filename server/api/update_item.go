@@ -1,0 +1,114 @@
+package api
+
+import (
+	"context"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/expr"
+)
+
+func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
+	var in updateItemInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraintErrors
+	checkName(&c, in.TableName, "tableName", true)
+	checkWriteEnums(&c, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
+	c.notNull(in.Key != nil, "key")
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	ectx, err := exprContext(in.exprParams, in.ConditionExpression != nil || in.UpdateExpression != nil)
+	if err != nil {
+		return nil, err
+	}
+	var upd *expr.Update
+	if in.UpdateExpression != nil {
+		if upd, err = expr.ParseUpdate(*in.UpdateExpression, ectx); err != nil {
+			return nil, exprErr(err)
+		}
+	}
+	cond, err := parseCondition(in.ConditionExpression, ectx)
+	if err != nil {
+		return nil, err
+	}
+	if err := ectx.CheckUnused(); err != nil {
+		return nil, exprErr(err)
+	}
+	t, err := a.tableFor(ctx, *in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKey(t, in.Key); err != nil {
+		return nil, err
+	}
+	var paths []expr.Path
+	if upd != nil {
+		paths = upd.Paths()
+		for _, p := range paths {
+			for _, k := range t.KeyNames() {
+				if p.Attribute() == k {
+					return nil, invalid("Cannot update attribute %s. This attribute is part of the key", k)
+				}
+			}
+		}
+	}
+	var cur attr.Item
+	old, err := a.store.ItemWrite(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {
+		ok, err := holds(cond, old)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, conditionFailed(old, in.ReturnValuesOnConditionCheckFailure)
+		}
+		base := old
+		if base == nil {
+			base = in.Key.Clone()
+		}
+		next := base
+		if upd != nil {
+			if next, err = upd.Apply(base); err != nil {
+				return nil, exprErr(err)
+			}
+		}
+		if err := checkIndexKeys(t, next, true); err != nil {
+			return nil, err
+		}
+		if next.Size() > attr.MaxItemSize {
+			return nil, ValidationError("Item size to update has exceeded the maximum allowed size")
+		}
+		cur = next
+		return next, nil
+	})
+	if err != nil {
+		return nil, storeErr(err, "update item")
+	}
+	out := map[string]any{}
+	rv := "NONE"
+	if in.ReturnValues != nil {
+		rv = *in.ReturnValues
+	}
+	var ret attr.Item
+	switch rv {
+	case "ALL_OLD":
+		ret = old
+	case "ALL_NEW":
+		ret = cur
+	case "UPDATED_OLD":
+		if old != nil {
+			ret = expr.ProjectPaths(old, paths)
+		}
+	case "UPDATED_NEW":
+		ret = expr.ProjectPaths(cur, paths)
+	}
+	if len(ret) > 0 {
+		out["Attributes"] = ret
+	}
+	if cc := consumed(in.ReturnConsumedCapacity, t, writeUnits(old.Size(), cur.Size()), indexWriteUnits(t, old, cur)); cc != nil {
+		out["ConsumedCapacity"] = cc
+	}
+	addCollectionMetrics(out, t, in.ReturnItemCollectionMetrics, in.Key)
+	return out, nil
+}
