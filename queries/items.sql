@@ -30,3 +30,13 @@ SELECT q.item::jsonb AS item
 SELECT s.item::jsonb AS item
   FROM dynamopg.item_scan(@table_id::bigint, @index_id::bigint, @lo::bigint, @hi::bigint,
                           sqlc.narg('after')::jsonb, @max_items::int) AS s;
+
+-- name: ItemLockMany :batchone
+-- ItemLockMany is ItemLock pipelined: ItemTransact locks its targets in one
+-- round trip, in the order it queues them.
+SELECT dynamopg.item_lock(@table_id::bigint, @key::jsonb)::jsonb AS item;
+
+-- name: ItemGetMany :batchone
+-- ItemGetMany is ItemGet pipelined: ItemGetMany reads its targets in one
+-- round trip inside one snapshot.
+SELECT dynamopg.item_get(@table_id::bigint, @key::jsonb)::jsonb AS item;

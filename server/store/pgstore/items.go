@@ -33,19 +33,34 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 // up to writeAttempts transactions.
 func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
 	keyJSON := encodeItem(key)
+	var old attr.Item
+	err := s.retryTx(ctx, "item write", []any{"table", t.Name}, func() (retry bool, err error) {
+		old, retry, err = s.itemWriteOnce(ctx, t, keyJSON, fn)
+		return retry, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return old, nil
+}
+
+// retryTx runs once until it reports no retry, up to writeAttempts times,
+// backing off a little more each time; then it gives up with ErrConflict.
+// op and logAttrs only label the log records.
+func (s *Store) retryTx(ctx context.Context, op string, logAttrs []any, once func() (retry bool, err error)) error {
 	for attempt := 1; ; attempt++ {
-		old, retry, err := s.itemWriteOnce(ctx, t, keyJSON, fn)
+		retry, err := once()
 		if !retry {
-			return old, err
+			return err
 		}
 		if attempt == writeAttempts {
-			s.log.WarnContext(ctx, "item write: giving up", "table", t.Name, "attempts", attempt, "err", err)
-			return nil, store.ErrConflict
+			s.log.WarnContext(ctx, op+": giving up", append(logAttrs, "attempts", attempt, "err", err)...)
+			return store.ErrConflict
 		}
-		s.log.DebugContext(ctx, "item write: retrying", "table", t.Name, "attempt", attempt, "err", err)
+		s.log.DebugContext(ctx, op+": retrying", append(logAttrs, "attempt", attempt, "err", err)...)
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("pgstore: item write: %w", ctx.Err())
+			return fmt.Errorf("pgstore: %s: %w", op, ctx.Err())
 		case <-time.After(time.Duration(attempt) * time.Millisecond):
 		}
 	}

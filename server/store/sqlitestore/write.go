@@ -18,40 +18,68 @@ import (
 func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
 	var old attr.Item
 	err := s.inWrite(ctx, func(tx *sql.Tx) error {
-		cur, err := catalogByID(ctx, tx, t.ID)
+		r, err := lockTarget(ctx, tx, t, key)
 		if err != nil {
 			return err
 		}
-		k, err := tableKey(cur, key)
-		if err != nil {
-			return fmt.Errorf("write item of %q: %w", cur.Name, err)
-		}
-		old, err = getRow(ctx, tx, cur.ID, k)
-		if err != nil {
-			return fmt.Errorf("write item of %q: %w", cur.Name, err)
-		}
+		old = r.old
 		neu, err := fn(old.Clone())
 		if err != nil {
 			return err // unchanged, as the contract says
 		}
-		if neu == nil && old == nil {
-			return nil // deleting an absent item changes nothing
-		}
-		if err := putRow(ctx, tx, cur, k, neu); err != nil {
-			return fmt.Errorf("write item of %q: %w", cur.Name, err)
-		}
-		for i := range cur.Indexes {
-			ix := &cur.Indexes[i]
-			if err := indexRow(ctx, tx, cur, ix, k, old != nil, neu); err != nil {
-				return fmt.Errorf("write item of %q: index %q: %w", cur.Name, ix.Name, err)
-			}
-		}
-		return nil
+		return r.apply(ctx, tx, neu)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return old, nil
+}
+
+// target is one item read inside a write transaction: the current definition
+// of its table (from the catalog, in that transaction), its encoded key and
+// its current state (nil when absent).
+type target struct {
+	def *store.Table
+	k   rowKey
+	old attr.Item
+}
+
+// lockTarget reads the current definition of t and the item at key, inside
+// a write transaction (which already holds the database write lock).
+// ErrTableNotFound when the table is gone.
+func lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item) (*target, error) {
+	cur, err := catalogByID(ctx, tx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	k, err := tableKey(cur, key)
+	if err != nil {
+		return nil, fmt.Errorf("write item of %q: %w", cur.Name, err)
+	}
+	old, err := getRow(ctx, tx, cur.ID, k)
+	if err != nil {
+		return nil, fmt.Errorf("write item of %q: %w", cur.Name, err)
+	}
+	return &target{def: cur, k: k, old: old}, nil
+}
+
+// apply stores neu at the target (nil deletes it) and maintains every index
+// of its table. Deleting an absent item changes nothing.
+func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
+	if neu == nil && r.old == nil {
+		return nil
+	}
+	cur := r.def
+	if err := putRow(ctx, tx, cur, r.k, neu); err != nil {
+		return fmt.Errorf("write item of %q: %w", cur.Name, err)
+	}
+	for i := range cur.Indexes {
+		ix := &cur.Indexes[i]
+		if err := indexRow(ctx, tx, cur, ix, r.k, r.old != nil, neu); err != nil {
+			return fmt.Errorf("write item of %q: index %q: %w", cur.Name, ix.Name, err)
+		}
+	}
+	return nil
 }
 
 // getRow reads one item by its encoded key; nil when absent.

@@ -1,0 +1,172 @@
+package pgstore
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamopg/dynamopg/gen"
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+var _ store.Transactor = (*Store)(nil)
+
+// txTarget is one target of ItemTransact as the functions take it.
+type txTarget struct {
+	t   *store.Table
+	key []byte // encodeItem(t.KeyOf(key)): the key attributes only
+	pos int    // index in the caller's targets
+}
+
+// lockOrder is targets in the canonical locking order: table id, then key
+// encoding. Every transaction locks in this order, so two of them never wait
+// on each other's rows in a cycle.
+func lockOrder(targets []store.TxTarget) []txTarget {
+	order := make([]txTarget, len(targets))
+	for i, tg := range targets {
+		order[i] = txTarget{t: tg.Table, key: encodeItem(tg.Table.KeyOf(tg.Key)), pos: i}
+	}
+	slices.SortFunc(order, func(a, b txTarget) int {
+		if c := cmp.Compare(a.t.ID, b.t.ID); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.key, b.key)
+	})
+	return order
+}
+
+// ItemTransact changes several items in one transaction: it locks each
+// target's catalog row FOR KEY SHARE and its item FOR UPDATE (pipelined, in
+// lockOrder), calls fn with the items in the caller's order, then writes
+// fn's answer for each target in lockOrder through the functions ItemWrite
+// uses (index maintenance included). Lost insert races, deadlocks and
+// serialization failures roll back and start over, up to writeAttempts
+// transactions, then ErrConflict; fn's error is returned as is.
+func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
+	order := lockOrder(targets)
+	return s.retryTx(ctx, "item transact", []any{"targets", len(targets)}, func() (bool, error) {
+		return s.itemTransactOnce(ctx, order, fn)
+	})
+}
+
+// itemTransactOnce runs one transaction of ItemTransact; retry reports that
+// it should run again.
+func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, fn store.TxFunc) (retry bool, err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return false, wrap("item transact", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+
+	olds, err := s.lockMany(ctx, tx, order)
+	if err != nil {
+		return retryable(err), wrap("item transact", err)
+	}
+	args := make([]attr.Item, len(olds))
+	for i, old := range olds {
+		args[i] = old.Clone()
+	}
+	writes, err := fn(args)
+	if err != nil {
+		return false, err // unchanged: callers compare it
+	}
+	if len(writes) != len(order) {
+		return false, fmt.Errorf("pgstore: item transact: %d writes for %d targets", len(writes), len(order))
+	}
+	for _, o := range order {
+		w := writes[o.pos]
+		var nu attr.Item
+		switch {
+		case w.Put != nil:
+			if !bytes.Equal(encodeItem(o.t.KeyOf(w.Put)), o.key) {
+				return false, fmt.Errorf("pgstore: item transact: put of target %d changes its key", o.pos)
+			}
+			nu = w.Put
+		case w.Delete:
+			// nu stays nil
+		default:
+			continue // a check: the row lock (if any) made it atomic
+		}
+		if err := s.itemStore(ctx, tx, o.t, o.key, olds[o.pos], nu); err != nil {
+			return err == errLostInsert || retryable(err), wrap("item transact", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return retryable(err), wrap("item transact", err)
+	}
+	return false, nil
+}
+
+// lockMany locks and reads the targets in one pipelined round trip, in the
+// order given, and returns the items in the caller's order (by pos).
+func (s *Store) lockMany(ctx context.Context, tx pgx.Tx, order []txTarget) ([]attr.Item, error) {
+	params := make([]gen.ItemLockManyParams, len(order))
+	for i, o := range order {
+		params[i] = gen.ItemLockManyParams{TableID: o.t.ID, Key: o.key}
+	}
+	raws := make([][]byte, len(order))
+	var first error
+	s.q.ItemLockMany(ctx, tx, params).QueryRow(func(i int, raw []byte, err error) {
+		if first == nil && err != nil {
+			first = err // later statements only report the aborted transaction
+		}
+		raws[i] = raw
+	})
+	if first != nil {
+		return nil, first
+	}
+	olds := make([]attr.Item, len(order))
+	for i, o := range order {
+		it, err := decodeItem(raws[i])
+		if err != nil {
+			return nil, err
+		}
+		olds[o.pos] = it
+	}
+	return olds, nil
+}
+
+// ItemGetMany reads the targets in one pipelined round trip inside one
+// REPEATABLE READ READ ONLY transaction, so that they come from one
+// snapshot. Absent items are nil.
+func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]attr.Item, error) {
+	if len(targets) == 0 {
+		return []attr.Item{}, nil
+	}
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, wrap("item get many", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+
+	params := make([]gen.ItemGetManyParams, len(targets))
+	for i, tg := range targets {
+		params[i] = gen.ItemGetManyParams{TableID: tg.Table.ID, Key: encodeItem(tg.Table.KeyOf(tg.Key))}
+	}
+	raws := make([][]byte, len(targets))
+	var first error
+	s.q.ItemGetMany(ctx, tx, params).QueryRow(func(i int, raw []byte, err error) {
+		if first == nil && err != nil {
+			first = err
+		}
+		raws[i] = raw
+	})
+	if first != nil {
+		return nil, wrap("item get many", first)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap("item get many", err)
+	}
+	out := make([]attr.Item, len(raws))
+	for i, raw := range raws {
+		if out[i], err = decodeItem(raw); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
