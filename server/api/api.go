@@ -35,19 +35,21 @@ type Request struct {
 func New(st store.Store, log *slog.Logger) *API {
 	a := &API{store: st, log: log}
 	a.ops = map[string]handler{
-		"CreateTable":    a.createTable,
-		"DescribeTable":  a.describeTable,
-		"ListTables":     a.listTables,
-		"DeleteTable":    a.deleteTable,
-		"UpdateTable":    a.updateTable,
-		"PutItem":        a.putItem,
-		"GetItem":        a.getItem,
-		"DeleteItem":     a.deleteItem,
-		"UpdateItem":     a.updateItem,
-		"Query":          a.query,
-		"Scan":           a.scan,
-		"BatchGetItem":   a.batchGetItem,
-		"BatchWriteItem": a.batchWriteItem,
+		"CreateTable":        a.createTable,
+		"DescribeTable":      a.describeTable,
+		"ListTables":         a.listTables,
+		"DeleteTable":        a.deleteTable,
+		"UpdateTable":        a.updateTable,
+		"PutItem":            a.putItem,
+		"GetItem":            a.getItem,
+		"DeleteItem":         a.deleteItem,
+		"UpdateItem":         a.updateItem,
+		"Query":              a.query,
+		"Scan":               a.scan,
+		"BatchGetItem":       a.batchGetItem,
+		"BatchWriteItem":     a.batchWriteItem,
+		"TransactWriteItems": a.transactWriteItems,
+		"TransactGetItems":   a.transactGetItems,
 	}
 	return a
 }

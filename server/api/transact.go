@@ -1,0 +1,373 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/expr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// txAction is one validated member of TransactWriteItems.
+type txAction struct {
+	kind      string // ConditionCheck, Put, Delete, Update
+	table     *store.Table
+	key       attr.Item
+	put       attr.Item
+	cond      *expr.Condition
+	update    *expr.Update
+	returnOld *string
+}
+
+// cancellation is a TransactionCanceledException with one reason per member.
+func cancellation(reasons []map[string]any) *Error {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = r["Code"].(string)
+	}
+	e := newErr(nsDynamo, "TransactionCanceledException", 400,
+		"Transaction cancelled, please refer cancellation reasons for specific reasons ["+strings.Join(codes, ", ")+"]")
+	e.Extra = map[string]any{"CancellationReasons": reasons}
+	return e
+}
+
+func (a *API) transactor() (store.Transactor, error) {
+	tx, ok := a.store.(store.Transactor)
+	if !ok {
+		return nil, fmt.Errorf("store %T does not implement transactions", a.store)
+	}
+	return tx, nil
+}
+
+func (a *API) transactWriteItems(ctx context.Context, r *Request) (any, error) {
+	var in transactWriteInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraintErrors
+	c.notNull(in.TransactItems != nil, "transactItems")
+	if in.TransactItems != nil && len(in.TransactItems) < 1 {
+		c.add(strp("[]"), "transactItems", "Member must have length greater than or equal to 1")
+	}
+	if len(in.TransactItems) > maxTransactItems {
+		c.add(strp(fmt.Sprintf("[%d items]", len(in.TransactItems))), "transactItems", "Member must have length less than or equal to 100")
+	}
+	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	checkEnum(&c, in.ReturnItemCollectionMetrics, "returnItemCollectionMetrics", enumReturnMetrics)
+	if in.ClientRequestToken != nil && (len(*in.ClientRequestToken) < 1 || len(*in.ClientRequestToken) > 36) {
+		c.add(in.ClientRequestToken, "clientRequestToken", "Member must have length less than or equal to 36")
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	actions := make([]*txAction, len(in.TransactItems))
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		act, err := a.txWriteAction(ctx, ti)
+		if err != nil {
+			return nil, err
+		}
+		id := act.table.Name + "\x00" + keyString(act.table, act.key)
+		if seen[id] {
+			return nil, ValidationError("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		actions[i] = act
+	}
+	txs, err := a.transactor()
+	if err != nil {
+		return nil, err
+	}
+	targets := make([]store.TxTarget, len(actions))
+	for i, act := range actions {
+		targets[i] = store.TxTarget{Table: act.table, Key: act.key}
+	}
+	err = txs.ItemTransact(ctx, targets, func(olds []attr.Item) ([]store.TxWrite, error) {
+		return applyTxActions(actions, olds)
+	})
+	if err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			reasons := make([]map[string]any, len(actions))
+			for i := range reasons {
+				reasons[i] = map[string]any{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
+			}
+			return nil, cancellation(reasons)
+		}
+		return nil, storeErr(err, "transact write")
+	}
+	out := map[string]any{}
+	if in.ReturnConsumedCapacity != nil && *in.ReturnConsumedCapacity != "NONE" {
+		units := map[string]float64{}
+		tables := map[string]*store.Table{}
+		for _, act := range actions {
+			size := act.put.Size()
+			units[act.table.Name] += 2 * writeUnits(size, 0)
+			tables[act.table.Name] = act.table
+		}
+		var ccs []map[string]any
+		for _, n := range sortedTables(tables) {
+			ccs = append(ccs, consumed(in.ReturnConsumedCapacity, tables[n], units[n], nil))
+		}
+		out["ConsumedCapacity"] = ccs
+	}
+	return out, nil
+}
+
+// applyTxActions evaluates every member against the current items; any
+// failure cancels the whole transaction with one reason per member.
+func applyTxActions(actions []*txAction, olds []attr.Item) ([]store.TxWrite, error) {
+	writes := make([]store.TxWrite, len(actions))
+	reasons := make([]map[string]any, len(actions))
+	failed := false
+	for i, act := range actions {
+		old := olds[i]
+		reasons[i] = map[string]any{"Code": "None"}
+		ok, err := holds(act.cond, old)
+		if err != nil {
+			reasons[i] = map[string]any{"Code": "ValidationError", "Message": validationText(err)}
+			failed = true
+			continue
+		}
+		if !ok {
+			r := map[string]any{"Code": "ConditionalCheckFailed", "Message": "The conditional request failed"}
+			if is(act.returnOld, "ALL_OLD") && old != nil {
+				r["Item"] = old
+			}
+			reasons[i] = r
+			failed = true
+			continue
+		}
+		switch act.kind {
+		case "Put":
+			writes[i] = store.TxWrite{Put: act.put}
+		case "Delete":
+			writes[i] = store.TxWrite{Delete: true}
+		case "Update":
+			base := old
+			if base == nil {
+				base = act.key.Clone()
+			}
+			next := base
+			if act.update != nil {
+				if next, err = act.update.Apply(base); err != nil {
+					reasons[i] = map[string]any{"Code": "ValidationError", "Message": validationText(exprErr(err))}
+					failed = true
+					continue
+				}
+			}
+			if err := checkIndexKeys(act.table, next, true); err != nil {
+				reasons[i] = map[string]any{"Code": "ValidationError", "Message": validationText(err)}
+				failed = true
+				continue
+			}
+			if next.Size() > attr.MaxItemSize {
+				reasons[i] = map[string]any{"Code": "ValidationError", "Message": "Item size to update has exceeded the maximum allowed size"}
+				failed = true
+				continue
+			}
+			writes[i] = store.TxWrite{Put: next}
+		}
+	}
+	if failed {
+		return nil, cancellation(reasons)
+	}
+	return writes, nil
+}
+
+func validationText(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+// txWriteAction validates one member as the single-item operation would.
+func (a *API) txWriteAction(ctx context.Context, ti transactWriteItem) (*txAction, error) {
+	n := 0
+	for _, present := range []bool{ti.ConditionCheck != nil, ti.Put != nil, ti.Delete != nil, ti.Update != nil} {
+		if present {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, ValidationError("TransactItems can only contain one of Check, Put, Update or Delete")
+	}
+	var (
+		common  *txCommon
+		act     = &txAction{}
+		updExpr *string
+	)
+	switch {
+	case ti.ConditionCheck != nil:
+		common, act.kind = ti.ConditionCheck, "ConditionCheck"
+		if common.ConditionExpression == nil {
+			return nil, ValidationError("1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
+		}
+	case ti.Put != nil:
+		common, act.kind = &ti.Put.txCommon, "Put"
+		act.put = ti.Put.Item
+	case ti.Delete != nil:
+		common, act.kind = ti.Delete, "Delete"
+	case ti.Update != nil:
+		common, act.kind = &ti.Update.txCommon, "Update"
+		updExpr = ti.Update.UpdateExpression
+		if updExpr == nil {
+			return nil, ValidationError("1 validation error detected: Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null")
+		}
+	}
+	var c constraintErrors
+	checkName(&c, common.TableName, "tableName", true)
+	checkEnum(&c, common.ReturnValuesOnConditionCheckFailure, "returnValuesOnConditionCheckFailure", enumReturnOnConditon)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	act.returnOld = common.ReturnValuesOnConditionCheckFailure
+	ectx, err := exprContext(common.exprParams, common.ConditionExpression != nil || updExpr != nil)
+	if err != nil {
+		return nil, err
+	}
+	if updExpr != nil {
+		if act.update, err = expr.ParseUpdate(*updExpr, ectx); err != nil {
+			return nil, exprErr(err)
+		}
+	}
+	if act.cond, err = parseCondition(common.ConditionExpression, ectx); err != nil {
+		return nil, err
+	}
+	if err := ectx.CheckUnused(); err != nil {
+		return nil, exprErr(err)
+	}
+	t, err := a.tableFor(ctx, *common.TableName)
+	if err != nil {
+		return nil, err
+	}
+	act.table = t
+	if act.kind == "Put" {
+		if act.put == nil {
+			return nil, ValidationError("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: Member must not be null")
+		}
+		if err := checkItemKey(t, act.put); err != nil {
+			return nil, err
+		}
+		if err := checkIndexKeys(t, act.put, false); err != nil {
+			return nil, err
+		}
+		if act.put.Size() > attr.MaxItemSize {
+			return nil, ValidationError("Item size has exceeded the maximum allowed size")
+		}
+		act.key = t.KeyOf(act.put)
+	} else {
+		if common.Key == nil {
+			return nil, ValidationError("The provided key element does not match the schema")
+		}
+		if err := checkKey(t, common.Key); err != nil {
+			return nil, err
+		}
+		act.key = common.Key
+	}
+	if act.update != nil {
+		for _, p := range act.update.Paths() {
+			for _, k := range t.KeyNames() {
+				if p.Attribute() == k {
+					return nil, invalid("Cannot update attribute %s. This attribute is part of the key", k)
+				}
+			}
+		}
+	}
+	return act, nil
+}
+
+func (a *API) transactGetItems(ctx context.Context, r *Request) (any, error) {
+	var in transactGetInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraintErrors
+	c.notNull(in.TransactItems != nil, "transactItems")
+	if in.TransactItems != nil && len(in.TransactItems) < 1 {
+		c.add(strp("[]"), "transactItems", "Member must have length greater than or equal to 1")
+	}
+	if len(in.TransactItems) > maxTransactItems {
+		c.add(strp(fmt.Sprintf("[%d items]", len(in.TransactItems))), "transactItems", "Member must have length less than or equal to 100")
+	}
+	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	targets := make([]store.TxTarget, len(in.TransactItems))
+	projs := make([]*expr.Projection, len(in.TransactItems))
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		g := ti.Get
+		if g == nil {
+			return nil, ValidationError("1 validation error detected: Value null at 'transactItems.%d.member.get' failed to satisfy constraint: Member must not be null", i+1)
+		}
+		var c constraintErrors
+		checkName(&c, g.TableName, "tableName", true)
+		c.notNull(g.Key != nil, "key")
+		if err := c.err(); err != nil {
+			return nil, err
+		}
+		ectx, err := exprContext(g.exprParams, g.ProjectionExpression != nil)
+		if err != nil {
+			return nil, err
+		}
+		if g.ProjectionExpression != nil {
+			if projs[i], err = expr.ParseProjection(*g.ProjectionExpression, ectx); err != nil {
+				return nil, exprErr(err)
+			}
+		}
+		if err := ectx.CheckUnused(); err != nil {
+			return nil, exprErr(err)
+		}
+		t, err := a.tableFor(ctx, *g.TableName)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkKey(t, g.Key); err != nil {
+			return nil, err
+		}
+		id := t.Name + "\x00" + keyString(t, g.Key)
+		if seen[id] {
+			return nil, ValidationError("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		targets[i] = store.TxTarget{Table: t, Key: g.Key}
+	}
+	txs, err := a.transactor()
+	if err != nil {
+		return nil, err
+	}
+	items, err := txs.ItemGetMany(ctx, targets)
+	if err != nil {
+		return nil, storeErr(err, "transact get")
+	}
+	responses := make([]map[string]any, len(items))
+	units := map[string]float64{}
+	tables := map[string]*store.Table{}
+	for i, it := range items {
+		responses[i] = map[string]any{}
+		units[targets[i].Table.Name] += 2 * readUnits(it.Size(), true)
+		tables[targets[i].Table.Name] = targets[i].Table
+		if it == nil {
+			continue
+		}
+		if projs[i] != nil {
+			it = projs[i].Apply(it)
+		}
+		responses[i]["Item"] = it
+	}
+	out := map[string]any{"Responses": responses}
+	if in.ReturnConsumedCapacity != nil && *in.ReturnConsumedCapacity != "NONE" {
+		var ccs []map[string]any
+		for _, n := range sortedTables(tables) {
+			ccs = append(ccs, consumed(in.ReturnConsumedCapacity, tables[n], units[n], nil))
+		}
+		out["ConsumedCapacity"] = ccs
+	}
+	return out, nil
+}
