@@ -108,8 +108,12 @@ func (t *Table) KeyOf(it attr.Item) attr.Item {
 }
 
 // KeyHash is the hash that places a partition key value in a scan segment
-// and in the scan order: FNV-1a over the type and the value's bytes. Both
-// stores store it with each item so that parallel scans are range scans.
+// and in the scan order: FNV-1a over the type and the value's bytes, then
+// murmur3's fmix32 finalizer. Segments are ranges of the hash's high bits,
+// which FNV-1a alone barely moves for short keys differing in their last
+// byte ("p1", "p2", ...). Both stores store it with each item so that
+// parallel scans are range scans; PostgreSQL computes the same value in
+// dynamopg.key_hash.
 func KeyHash(v attr.Value) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte{byte(v.T)})
@@ -119,7 +123,13 @@ func KeyHash(v attr.Value) uint32 {
 	default:
 		h.Write([]byte(v.S))
 	}
-	return h.Sum32()
+	x := h.Sum32()
+	x ^= x >> 16
+	x *= 0x85ebca6b
+	x ^= x >> 13
+	x *= 0xc2b2ae35
+	x ^= x >> 16
+	return x
 }
 
 // SegmentBounds returns the half-open KeyHash range [lo, hi) of a scan

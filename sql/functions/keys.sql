@@ -50,7 +50,8 @@ END;
 $$;
 
 -- key_hash is store.KeyHash: 32-bit FNV-1a over the attr.Type byte and the
--- value's bytes (S unescaped, N canonical text, B raw).
+-- value's bytes (S unescaped, N canonical text, B raw), then murmur3's fmix32
+-- finalizer (products taken in numeric: 32x32 bits overflow bigint).
 CREATE OR REPLACE FUNCTION dynamopg.key_hash(p_value jsonb)
 RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE STRICT AS $$
@@ -87,6 +88,11 @@ BEGIN
         v_hash := ((v_hash # v_c) * 16777619) & 4294967295;
         v_i := v_i + 1;
     END LOOP;
+    v_hash := v_hash # (v_hash >> 16);
+    v_hash := ((v_hash * 2246822507::numeric) % 4294967296)::bigint;
+    v_hash := v_hash # (v_hash >> 13);
+    v_hash := ((v_hash * 3266489909::numeric) % 4294967296)::bigint;
+    v_hash := v_hash # (v_hash >> 16);
     RETURN v_hash;
 END;
 $$;
