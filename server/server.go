@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -64,10 +65,17 @@ func (s *Server) health(c echo.Context) error {
 	return c.String(http.StatusOK, "ok")
 }
 
-func (s *Server) handle(c echo.Context) error {
+func (s *Server) handle(c echo.Context) (err error) {
 	req := c.Request()
 	reqID := newRequestID()
 	c.Response().Header().Set("x-amzn-RequestId", reqID)
+	defer func() {
+		// A panic is a bug; the client still gets the service's 500 shape.
+		if p := recover(); p != nil {
+			s.log.Error("panic serving request", "request_id", reqID, "panic", p, "stack", string(debug.Stack()))
+			err = s.writeError(c, api.InternalServerError())
+		}
+	}()
 	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBodyBytes+1))
 	if err != nil {
 		return s.writeError(c, api.SerializationError("Unable to read the request body"))
@@ -84,7 +92,7 @@ func (s *Server) handle(c echo.Context) error {
 	out, err := s.api.Call(req.Context(), op, &api.Request{Body: body, Region: regionOf(req)})
 	if err != nil {
 		var apiErr *api.Error
-		if !errors.As(err, &apiErr) {
+		if !errors.As(err, &apiErr) || apiErr == nil {
 			s.log.Error("request failed", "request_id", reqID, "op", op, "err", err)
 			apiErr = api.InternalServerError()
 		} else {

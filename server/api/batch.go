@@ -79,8 +79,10 @@ func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
 	for _, n := range names {
 		name := n
 		checkName(&c, &name, "requestItems."+n+".member.tableName", true)
-		if len(in.RequestItems[n].Keys) < 1 {
+		if k := len(in.RequestItems[n].Keys); k < 1 {
 			c.add(strp("[]"), "requestItems."+n+".member.keys", "Member must have length greater than or equal to 1")
+		} else if k > maxBatchGetKeys {
+			c.add(strp(fmt.Sprintf("[%d keys]", k)), "requestItems."+n+".member.keys", "Member must have length less than or equal to 100")
 		}
 	}
 	if err := c.err(); err != nil {
@@ -200,12 +202,11 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 	for _, n := range names {
 		name := n
 		checkName(&c, &name, "requestItems."+n+".member.tableName", true)
-		reqs := in.RequestItems[n]
-		if len(reqs) < 1 {
-			c.add(strp("[]"), "requestItems."+n+".member", "Member must have length greater than or equal to 1")
-		}
-		if len(reqs) > maxBatchWriteItems {
-			c.add(strp(fmt.Sprintf("[%d requests]", len(reqs))), "requestItems."+n+".member", "Member must have length less than or equal to 25")
+	}
+	for _, n := range names {
+		if k := len(in.RequestItems[n]); k < 1 || k > maxBatchWriteItems {
+			c.add(strp(fmt.Sprintf("{%s=[%d requests]}", n, k)), "requestItems", "Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
+			break
 		}
 	}
 	if err := c.err(); err != nil {
@@ -238,7 +239,7 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 				if it == nil {
 					return nil, ValidationError("1 validation error detected: Value null at 'requestItems.%s.member.putRequest.item' failed to satisfy constraint: Member must not be null", n)
 				}
-				if err := checkItemKey(t, it); err != nil {
+				if err := checkBatchItemKey(t, it); err != nil {
 					return nil, err
 				}
 				if err := checkIndexKeys(t, it, false); err != nil {
@@ -284,4 +285,18 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 		out["ConsumedCapacity"] = ccs
 	}
 	return out, nil
+}
+
+// checkBatchItemKey validates a put's key attributes as batch and
+// transactional writes do: a key of the wrong type is reported with the key
+// schema text, not PutItem's "Type mismatch for key".
+func checkBatchItemKey(t *store.Table, it attr.Item) error {
+	for _, ka := range []*store.KeyAttr{&t.Hash, t.Range} {
+		if ka != nil {
+			if v, ok := it[ka.Name]; ok && v.T != ka.Type {
+				return ValidationError("The provided key element does not match the schema")
+			}
+		}
+	}
+	return checkItemKey(t, it)
 }

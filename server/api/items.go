@@ -47,26 +47,15 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraintErrors
-	checkName(&c, in.TableName, "tableName", true)
-	checkWriteEnums(&c, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
-	c.notNull(in.Item != nil, "item")
-	if err := c.err(); err != nil {
+	if err := in.check(in.Item != nil, "item"); err != nil {
 		return nil, err
 	}
 	if in.ReturnValues != nil && !oneOf(*in.ReturnValues, "NONE", "ALL_OLD") {
 		return nil, ValidationError("ReturnValues can only be ALL_OLD or NONE")
 	}
-	ectx, err := exprContext(in.exprParams, in.ConditionExpression != nil)
+	cond, err := in.prepare(false, nil)
 	if err != nil {
 		return nil, err
-	}
-	cond, err := parseCondition(in.ConditionExpression, ectx)
-	if err != nil {
-		return nil, err
-	}
-	if err := ectx.CheckUnused(); err != nil {
-		return nil, exprErr(err)
 	}
 	t, err := a.tableFor(ctx, *in.TableName)
 	if err != nil {
@@ -162,26 +151,15 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraintErrors
-	checkName(&c, in.TableName, "tableName", true)
-	checkWriteEnums(&c, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
-	c.notNull(in.Key != nil, "key")
-	if err := c.err(); err != nil {
+	if err := in.check(in.Key != nil, "key"); err != nil {
 		return nil, err
 	}
 	if in.ReturnValues != nil && !oneOf(*in.ReturnValues, "NONE", "ALL_OLD") {
 		return nil, ValidationError("ReturnValues can only be ALL_OLD or NONE")
 	}
-	ectx, err := exprContext(in.exprParams, in.ConditionExpression != nil)
+	cond, err := in.prepare(false, nil)
 	if err != nil {
 		return nil, err
-	}
-	cond, err := parseCondition(in.ConditionExpression, ectx)
-	if err != nil {
-		return nil, err
-	}
-	if err := ectx.CheckUnused(); err != nil {
-		return nil, exprErr(err)
 	}
 	t, err := a.tableFor(ctx, *in.TableName)
 	if err != nil {

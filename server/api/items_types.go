@@ -12,15 +12,20 @@ type exprParams struct {
 	ExpressionAttributeValues map[string]json.RawMessage `json:"ExpressionAttributeValues"`
 }
 
-type putItemInput struct {
+// writeOptions are the members PutItem, DeleteItem and UpdateItem share.
+type writeOptions struct {
 	exprParams
-	TableName                           *string   `json:"TableName"`
-	Item                                attr.Item `json:"Item"`
-	ConditionExpression                 *string   `json:"ConditionExpression"`
-	ReturnValues                        *string   `json:"ReturnValues"`
-	ReturnConsumedCapacity              *string   `json:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics         *string   `json:"ReturnItemCollectionMetrics"`
-	ReturnValuesOnConditionCheckFailure *string   `json:"ReturnValuesOnConditionCheckFailure"`
+	TableName                           *string `json:"TableName"`
+	ConditionExpression                 *string `json:"ConditionExpression"`
+	ReturnValues                        *string `json:"ReturnValues"`
+	ReturnConsumedCapacity              *string `json:"ReturnConsumedCapacity"`
+	ReturnItemCollectionMetrics         *string `json:"ReturnItemCollectionMetrics"`
+	ReturnValuesOnConditionCheckFailure *string `json:"ReturnValuesOnConditionCheckFailure"`
+}
+
+type putItemInput struct {
+	writeOptions
+	Item attr.Item `json:"Item"`
 }
 
 type getItemInput struct {
@@ -33,26 +38,14 @@ type getItemInput struct {
 }
 
 type deleteItemInput struct {
-	exprParams
-	TableName                           *string   `json:"TableName"`
-	Key                                 attr.Item `json:"Key"`
-	ConditionExpression                 *string   `json:"ConditionExpression"`
-	ReturnValues                        *string   `json:"ReturnValues"`
-	ReturnConsumedCapacity              *string   `json:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics         *string   `json:"ReturnItemCollectionMetrics"`
-	ReturnValuesOnConditionCheckFailure *string   `json:"ReturnValuesOnConditionCheckFailure"`
+	writeOptions
+	Key attr.Item `json:"Key"`
 }
 
 type updateItemInput struct {
-	exprParams
-	TableName                           *string   `json:"TableName"`
-	Key                                 attr.Item `json:"Key"`
-	UpdateExpression                    *string   `json:"UpdateExpression"`
-	ConditionExpression                 *string   `json:"ConditionExpression"`
-	ReturnValues                        *string   `json:"ReturnValues"`
-	ReturnConsumedCapacity              *string   `json:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics         *string   `json:"ReturnItemCollectionMetrics"`
-	ReturnValuesOnConditionCheckFailure *string   `json:"ReturnValuesOnConditionCheckFailure"`
+	writeOptions
+	Key              attr.Item `json:"Key"`
+	UpdateExpression *string   `json:"UpdateExpression"`
 }
 
 // The enum sets as the service lists them in its constraint messages.

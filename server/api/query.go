@@ -68,6 +68,7 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 		table: t, index: ix, filter: filter, projection: proj,
 		count: is(in.Select, "COUNT"), consistent: consistent,
 		capacity: in.ReturnConsumedCapacity, startKey: in.ExclusiveStartKey,
+		fetchBase: needsBase(t, ix, in.Select, proj),
 	}
 	if in.Limit != nil {
 		plan.limit = int(*in.Limit)

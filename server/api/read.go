@@ -22,6 +22,40 @@ type readPlan struct {
 	fetch func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error)
 	// startKey is the validated ExclusiveStartKey (nil when absent).
 	startKey attr.Item
+	// fetchBase: the read names attributes a local index does not project,
+	// which the service fetches from the table (at extra read cost).
+	fetchBase bool
+}
+
+// needsBase reports whether a read of a local secondary index must fetch
+// whole items from the table: Select=ALL_ATTRIBUTES, or a projection naming
+// an attribute outside the index's projection.
+func needsBase(t *store.Table, ix *store.Index, sel *string, proj *expr.Projection) bool {
+	if ix == nil || ix.Global || ix.Projection.Type == "ALL" {
+		return false
+	}
+	if is(sel, "ALL_ATTRIBUTES") {
+		return true
+	}
+	if proj == nil {
+		return false
+	}
+	projected := map[string]bool{ix.Hash.Name: true}
+	if ix.Range != nil {
+		projected[ix.Range.Name] = true
+	}
+	for _, n := range t.KeyNames() {
+		projected[n] = true
+	}
+	for _, n := range ix.Projection.NonKeyAttributes {
+		projected[n] = true
+	}
+	for _, n := range proj.TopLevel() {
+		if !projected[n] {
+			return true
+		}
+	}
+	return false
 }
 
 // checkSelect applies the service's rules between Select, the projection and
@@ -40,6 +74,10 @@ func checkSelect(sel *string, hasProjection bool, indexName *string, isQuery boo
 		}
 	case "SPECIFIC_ATTRIBUTES":
 		if !hasProjection {
+			// Query words this one as a member constraint, Scan does not.
+			if isQuery {
+				return ValidationError("1 validation error detected: Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+			}
 			return ValidationError("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
 		}
 	case "ALL_ATTRIBUTES":
@@ -137,6 +175,15 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 			return nil, storeErr(err, "read")
 		}
 		for _, it := range got {
+			if p.fetchBase {
+				full, err := a.store.ItemGet(ctx, p.table, p.table.KeyOf(it))
+				if err != nil {
+					return nil, storeErr(err, "read base item")
+				}
+				if full != nil {
+					it = full
+				}
+			}
 			scanned++
 			bytes += it.Size()
 			last = it

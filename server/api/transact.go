@@ -250,7 +250,7 @@ func (a *API) txWriteAction(ctx context.Context, ti transactWriteItem) (*txActio
 		if act.put == nil {
 			return nil, ValidationError("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: Member must not be null")
 		}
-		if err := checkItemKey(t, act.put); err != nil {
+		if err := checkBatchItemKey(t, act.put); err != nil {
 			return nil, err
 		}
 		if err := checkIndexKeys(t, act.put, false); err != nil {

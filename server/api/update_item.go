@@ -12,29 +12,22 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraintErrors
-	checkName(&c, in.TableName, "tableName", true)
-	checkWriteEnums(&c, in.ReturnValues, in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValuesOnConditionCheckFailure)
-	c.notNull(in.Key != nil, "key")
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	ectx, err := exprContext(in.exprParams, in.ConditionExpression != nil || in.UpdateExpression != nil)
-	if err != nil {
+	if err := in.check(in.Key != nil, "key"); err != nil {
 		return nil, err
 	}
 	var upd *expr.Update
-	if in.UpdateExpression != nil {
-		if upd, err = expr.ParseUpdate(*in.UpdateExpression, ectx); err != nil {
-			return nil, exprErr(err)
+	cond, err := in.prepare(in.UpdateExpression != nil, func(ectx *expr.Context) error {
+		if in.UpdateExpression == nil {
+			return nil
 		}
-	}
-	cond, err := parseCondition(in.ConditionExpression, ectx)
+		var err error
+		if upd, err = expr.ParseUpdate(*in.UpdateExpression, ectx); err != nil {
+			return exprErr(err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	if err := ectx.CheckUnused(); err != nil {
-		return nil, exprErr(err)
 	}
 	t, err := a.tableFor(ctx, *in.TableName)
 	if err != nil {

@@ -2,6 +2,8 @@ package api
 
 import (
 	"strings"
+
+	"github.com/dynamopg/dynamopg/server/expr"
 )
 
 // checkEnum records an enum constraint failure for an optional member.
@@ -11,12 +13,43 @@ func checkEnum(c *constraintErrors, v *string, path string, set []string) {
 	}
 }
 
-// checkWriteEnums validates the return-option members of single-item writes.
-func checkWriteEnums(c *constraintErrors, rv, rcc, ricm, rvccf *string) {
-	checkEnum(c, rv, "returnValues", enumReturnValues)
-	checkEnum(c, rcc, "returnConsumedCapacity", enumReturnCapacity)
-	checkEnum(c, ricm, "returnItemCollectionMetrics", enumReturnMetrics)
-	checkEnum(c, rvccf, "returnValuesOnConditionCheckFailure", enumReturnOnConditon)
+// check validates the shared members of a single-item write, the item or
+// key member (present, named for the message) included, in the service's order.
+func (w *writeOptions) check(present bool, member string) error {
+	var c constraintErrors
+	checkName(&c, w.TableName, "tableName", true)
+	checkEnum(&c, w.ReturnValues, "returnValues", enumReturnValues)
+	checkEnum(&c, w.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	checkEnum(&c, w.ReturnItemCollectionMetrics, "returnItemCollectionMetrics", enumReturnMetrics)
+	checkEnum(&c, w.ReturnValuesOnConditionCheckFailure, "returnValuesOnConditionCheckFailure", enumReturnOnConditon)
+	c.notNull(present, member)
+	if err := c.err(); err != nil {
+		return err
+	}
+	return nil // not c.err(): a nil *Error is a non-nil error
+}
+
+// prepare builds the expression context and parses the ConditionExpression
+// (and, for UpdateItem, the UpdateExpression through parseMore), then checks
+// that every placeholder was used.
+func (w *writeOptions) prepare(usesMore bool, parseMore func(*expr.Context) error) (*expr.Condition, error) {
+	ectx, err := exprContext(w.exprParams, w.ConditionExpression != nil || usesMore)
+	if err != nil {
+		return nil, err
+	}
+	if parseMore != nil {
+		if err := parseMore(ectx); err != nil {
+			return nil, err
+		}
+	}
+	cond, err := parseCondition(w.ConditionExpression, ectx)
+	if err != nil {
+		return nil, err
+	}
+	if err := ectx.CheckUnused(); err != nil {
+		return nil, exprErr(err)
+	}
+	return cond, nil
 }
 
 func is(p *string, v string) bool { return p != nil && *p == v }
