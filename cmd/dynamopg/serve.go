@@ -47,7 +47,10 @@ func serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := server.New(st, log)
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// IdleTimeout is set on its own: left at zero, Go falls back to
+	// ReadHeaderTimeout and closes idle keep-alive connections after 10 s,
+	// racing clients that reuse them.
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 5 * time.Minute}
 	log.Info("dynamopg serving", "version", version, "listen", ln.Addr().String(), "db", maskURL(*db), "auth", "accept-any")
 
 	errc := make(chan error, 1)
