@@ -40,8 +40,8 @@ type Server struct {
 }
 
 // New builds the HTTP server over a store.
-func New(st store.Store, log *slog.Logger) *Server {
-	s := &Server{api: api.New(st, log), store: st, log: log, echo: echo.New()}
+func New(st store.Store, log *slog.Logger, opts api.Options) *Server {
+	s := &Server{api: api.New(st, log, opts), store: st, log: log, echo: echo.New()}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.POST("/", s.handle)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/dynamopg/dynamopg/server"
+	"github.com/dynamopg/dynamopg/server/api"
+	"github.com/dynamopg/dynamopg/server/store"
 )
 
 const shutdownGrace = 30 * time.Second
@@ -24,6 +26,7 @@ func serve(ctx context.Context, args []string) error {
 	db := fs.String("db", envOr("DYNAMOPG_DB", "sqlite:dynamopg.db"), "database: postgres://…, sqlite:PATH or memory (env DYNAMOPG_DB)")
 	noMigrate := fs.Bool("no-migrate", envOr("DYNAMOPG_NO_MIGRATE", "") == "true", "do not apply migrations at start (env DYNAMOPG_NO_MIGRATE=true)")
 	logLevel := fs.String("log-level", envOr("DYNAMOPG_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env DYNAMOPG_LOG_LEVEL)")
+	propagation := fs.String("index-propagation", envOr("DYNAMOPG_INDEX_PROPAGATION", "sync"), "how writes reach new secondary indexes: sync (in the write's transaction) or async (through the queue) (env DYNAMOPG_INDEX_PROPAGATION)")
 	logFormat := fs.String("log-format", envOr("DYNAMOPG_LOG_FORMAT", "text"), "log format: text or json (env DYNAMOPG_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -32,6 +35,9 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	log := newLogger(*logLevel, *logFormat)
+	if *propagation != store.PropagationSync && *propagation != store.PropagationAsync {
+		return fmt.Errorf("--index-propagation %q: want sync or async", *propagation)
+	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -46,12 +52,12 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := server.New(st, log)
+	srv := server.New(st, log, api.Options{IndexPropagation: *propagation})
 	// IdleTimeout is set on its own: left at zero, Go falls back to
 	// ReadHeaderTimeout and closes idle keep-alive connections after 10 s,
 	// racing clients that reuse them.
 	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 5 * time.Minute}
-	log.Info("dynamopg serving", "version", version, "listen", ln.Addr().String(), "db", maskURL(*db), "auth", "accept-any")
+	log.Info("dynamopg serving", "version", version, "listen", ln.Addr().String(), "db", maskURL(*db), "auth", "accept-any", "index_propagation", *propagation)
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()

@@ -19,7 +19,15 @@ import (
 type API struct {
 	store store.Store
 	log   *slog.Logger
+	opts  Options
 	ops   map[string]handler
+}
+
+// Options are the server settings the operations follow.
+type Options struct {
+	// IndexPropagation is the propagation mode given to new secondary
+	// indexes: store.PropagationSync (default) or store.PropagationAsync.
+	IndexPropagation string
 }
 
 // handler runs one operation on a decoded request context.
@@ -32,8 +40,11 @@ type Request struct {
 }
 
 // New returns the API over st.
-func New(st store.Store, log *slog.Logger) *API {
-	a := &API{store: st, log: log}
+func New(st store.Store, log *slog.Logger, opts Options) *API {
+	if opts.IndexPropagation == "" {
+		opts.IndexPropagation = store.PropagationSync
+	}
+	a := &API{store: st, log: log, opts: opts}
 	a.ops = map[string]handler{
 		"CreateTable":        a.createTable,
 		"DescribeTable":      a.describeTable,

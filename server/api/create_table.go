@@ -26,6 +26,9 @@ func (a *API) createTable(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := range t.Indexes {
+		t.Indexes[i].Propagation = a.opts.IndexPropagation
+	}
 	if err := a.store.TableCreate(ctx, t); err != nil {
 		if errors.Is(err, store.ErrTableExists) {
 			return nil, ResourceInUseError("Table already exists: " + t.Name)

@@ -15,6 +15,15 @@ const (
 	StatusUpdating = "UPDATING"
 )
 
+// Index propagation modes.
+const (
+	PropagationSync  = "sync"
+	PropagationAsync = "async"
+)
+
+// Async reports whether writes reach the index through the queue.
+func (ix *Index) Async() bool { return ix.Propagation == PropagationAsync }
+
 // KeyAttr is a key attribute: its name and scalar type (S, N or B).
 type KeyAttr struct {
 	Name string    `json:"name"`
@@ -61,12 +70,15 @@ type Throughput struct {
 // Index is a local or global secondary index of a table.
 type Index struct {
 	// ID is assigned by the store and names the index's storage.
-	ID          int64      `json:"id"`
-	Name        string     `json:"name"`
-	Global      bool       `json:"global"`
-	Hash        KeyAttr    `json:"hash"`
-	Range       *KeyAttr   `json:"range,omitempty"`
-	Projection  Projection `json:"projection"`
+	ID         int64      `json:"id"`
+	Name       string     `json:"name"`
+	Global     bool       `json:"global"`
+	Hash       KeyAttr    `json:"hash"`
+	Range      *KeyAttr   `json:"range,omitempty"`
+	Projection Projection `json:"projection"`
+	// Propagation is how writes reach the index: PropagationSync inside the
+	// write's transaction, PropagationAsync through the queue. Empty is sync.
+	Propagation string     `json:"propagation,omitempty"`
 	Status      string     `json:"status"`
 	Backfilling bool       `json:"backfilling,omitempty"`
 	Throughput  Throughput `json:"throughput"`
