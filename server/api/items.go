@@ -72,27 +72,15 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 	}
 	key := t.KeyOf(in.Item)
 	old, err := a.store.ItemWrite(ctx, t, key, func(old attr.Item) (attr.Item, error) {
-		ok, err := holds(cond, old)
-		if err != nil {
+		if err := in.guard(cond, old); err != nil {
 			return nil, err
-		}
-		if !ok {
-			return nil, conditionFailed(old, in.ReturnValuesOnConditionCheckFailure)
 		}
 		return in.Item, nil
 	})
 	if err != nil {
 		return nil, storeErr(err, "put item")
 	}
-	out := map[string]any{}
-	if is(in.ReturnValues, "ALL_OLD") && old != nil {
-		out["Attributes"] = old
-	}
-	if cc := consumed(in.ReturnConsumedCapacity, t, writeUnits(old.Size(), in.Item.Size()), indexWriteUnits(t, old, in.Item)); cc != nil {
-		out["ConsumedCapacity"] = cc
-	}
-	addCollectionMetrics(out, t, in.ReturnItemCollectionMetrics, key)
-	return out, nil
+	return in.result(t, key, allOld(in.ReturnValues, old), writeUnits(old.Size(), in.Item.Size()), indexWriteUnits(t, old, in.Item)), nil
 }
 
 func (a *API) getItem(ctx context.Context, r *Request) (any, error) {
@@ -169,27 +157,15 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	old, err := a.store.ItemWrite(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {
-		ok, err := holds(cond, old)
-		if err != nil {
+		if err := in.guard(cond, old); err != nil {
 			return nil, err
-		}
-		if !ok {
-			return nil, conditionFailed(old, in.ReturnValuesOnConditionCheckFailure)
 		}
 		return nil, nil
 	})
 	if err != nil {
 		return nil, storeErr(err, "delete item")
 	}
-	out := map[string]any{}
-	if is(in.ReturnValues, "ALL_OLD") && old != nil {
-		out["Attributes"] = old
-	}
-	if cc := consumed(in.ReturnConsumedCapacity, t, writeUnits(old.Size(), 0), indexWriteUnits(t, old, nil)); cc != nil {
-		out["ConsumedCapacity"] = cc
-	}
-	addCollectionMetrics(out, t, in.ReturnItemCollectionMetrics, in.Key)
-	return out, nil
+	return in.result(t, in.Key, allOld(in.ReturnValues, old), writeUnits(old.Size(), 0), indexWriteUnits(t, old, nil)), nil
 }
 
 // addCollectionMetrics adds ItemCollectionMetrics for tables with local
@@ -209,4 +185,13 @@ func addCollectionMetrics(out map[string]any, t *store.Table, mode *string, key 
 		"ItemCollectionKey":   attr.Item{t.Hash.Name: key[t.Hash.Name]},
 		"SizeEstimateRangeGB": []float64{0, 1},
 	}
+}
+
+// allOld is the item a PutItem or DeleteItem returns: the old one for
+// ReturnValues=ALL_OLD, none otherwise.
+func allOld(rv *string, old attr.Item) attr.Item {
+	if is(rv, "ALL_OLD") {
+		return old
+	}
+	return nil
 }

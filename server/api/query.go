@@ -14,11 +14,7 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	var c constraintErrors
-	checkName(&c, in.TableName, "tableName", true)
-	checkName(&c, in.IndexName, "indexName", false)
-	checkEnum(&c, in.Select, "select", enumSelect)
-	checkLimit(&c, in.Limit)
-	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	in.checkMembers(&c)
 	if err := c.err(); err != nil {
 		return nil, err
 	}
@@ -28,51 +24,31 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 	if in.KeyConditionExpression == nil {
 		return nil, ValidationError("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
-	ectx, err := exprContext(in.exprParams, true)
+	var conds []keyCond
+	filter, proj, err := in.parseExprs(true, func(ectx *expr.Context) error {
+		var err error
+		conds, err = parseKeyCondition(*in.KeyConditionExpression, ectx)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	conds, err := parseKeyCondition(*in.KeyConditionExpression, ectx)
+	var hash attr.Value
+	var rng *store.RangeCond
+	plan, err := a.plan(ctx, &in, filter, proj, func(t *store.Table, ix *store.Index) error {
+		hashKey, rangeKey := t.Hash, t.Range
+		if ix != nil {
+			hashKey, rangeKey = ix.Hash, ix.Range
+		}
+		var err error
+		hash, rng, err = matchKeyConditions(conds, hashKey, rangeKey)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	filter, proj, err := parseReadExprs(in.FilterExpression, in.ProjectionExpression, ectx)
-	if err != nil {
-		return nil, err
-	}
-	if err := ectx.CheckUnused(); err != nil {
-		return nil, exprErr(err)
-	}
-	t, err := a.tableFor(ctx, *in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	consistent := in.ConsistentRead != nil && *in.ConsistentRead
-	ix, err := resolveIndex(t, in.IndexName, in.Select, consistent)
-	if err != nil {
-		return nil, err
-	}
-	hashKey, rangeKey := t.Hash, t.Range
-	if ix != nil {
-		hashKey, rangeKey = ix.Hash, ix.Range
-	}
-	hash, rng, err := matchKeyConditions(conds, hashKey, rangeKey)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkStartKey(t, ix, in.ExclusiveStartKey); err != nil {
 		return nil, err
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
-	plan := &readPlan{
-		table: t, index: ix, filter: filter, projection: proj,
-		count: is(in.Select, "COUNT"), consistent: consistent,
-		capacity: in.ReturnConsumedCapacity, startKey: in.ExclusiveStartKey,
-		fetchBase: needsBase(t, ix, in.Select, proj),
-	}
-	if in.Limit != nil {
-		plan.limit = int(*in.Limit)
-	}
+	t, ix := plan.table, plan.index
 	plan.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {
 		return a.store.ItemQuery(ctx, t, store.QueryInput{Index: ix, Hash: hash, Range: rng, Forward: forward, After: after, Limit: n})
 	}

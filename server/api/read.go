@@ -228,3 +228,70 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 	}
 	return out, nil
 }
+
+// checkMembers records the member constraints Query and Scan share.
+func (in *queryInput) checkMembers(c *constraintErrors) {
+	checkName(c, in.TableName, "tableName", true)
+	checkName(c, in.IndexName, "indexName", false)
+	checkEnum(c, in.Select, "select", enumSelect)
+	checkLimit(c, in.Limit)
+	checkEnum(c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+}
+
+// parseExprs builds the expression context and parses the filter and
+// projection (and, for Query, the key condition through parseMore, which
+// runs first as the service orders its errors), then checks that every
+// placeholder was used.
+func (in *queryInput) parseExprs(usesExpr bool, parseMore func(*expr.Context) error) (*expr.Condition, *expr.Projection, error) {
+	ectx, err := exprContext(in.exprParams, usesExpr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if parseMore != nil {
+		if err := parseMore(ectx); err != nil {
+			return nil, nil, err
+		}
+	}
+	filter, proj, err := parseReadExprs(in.FilterExpression, in.ProjectionExpression, ectx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ectx.CheckUnused(); err != nil {
+		return nil, nil, exprErr(err)
+	}
+	return filter, proj, nil
+}
+
+// plan resolves what a Query or Scan needs from the catalog: the table, the
+// index, the start key, and the plan the read runs with (fetch is left to
+// the caller). checkKeys runs between resolving the index and checking the
+// start key, where Query matches its key condition in the service's order.
+func (a *API) plan(ctx context.Context, in *queryInput, filter *expr.Condition, proj *expr.Projection, checkKeys func(t *store.Table, ix *store.Index) error) (*readPlan, error) {
+	t, err := a.tableFor(ctx, *in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	consistent := in.ConsistentRead != nil && *in.ConsistentRead
+	ix, err := resolveIndex(t, in.IndexName, in.Select, consistent)
+	if err != nil {
+		return nil, err
+	}
+	if checkKeys != nil {
+		if err := checkKeys(t, ix); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkStartKey(t, ix, in.ExclusiveStartKey); err != nil {
+		return nil, err
+	}
+	p := &readPlan{
+		table: t, index: ix, filter: filter, projection: proj,
+		count: is(in.Select, "COUNT"), consistent: consistent,
+		capacity: in.ReturnConsumedCapacity, startKey: in.ExclusiveStartKey,
+		fetchBase: needsBase(t, ix, in.Select, proj),
+	}
+	if in.Limit != nil {
+		p.limit = int(*in.Limit)
+	}
+	return p, nil
+}

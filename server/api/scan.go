@@ -13,11 +13,7 @@ func (a *API) scan(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	var c constraintErrors
-	checkName(&c, in.TableName, "tableName", true)
-	checkName(&c, in.IndexName, "indexName", false)
-	checkEnum(&c, in.Select, "select", enumSelect)
-	checkLimit(&c, in.Limit)
-	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	in.checkMembers(&c)
 	if in.Segment != nil {
 		if *in.Segment < 0 {
 			c.add(strp(itoa(*in.Segment)), "segment", "Member must have value greater than or equal to 0")
@@ -52,38 +48,15 @@ func (a *API) scan(ctx context.Context, r *Request) (any, error) {
 	if err := checkSelect(in.Select, in.ProjectionExpression != nil, in.IndexName, false); err != nil {
 		return nil, err
 	}
-	ectx, err := exprContext(in.exprParams, in.FilterExpression != nil || in.ProjectionExpression != nil)
+	filter, proj, err := in.parseExprs(in.FilterExpression != nil || in.ProjectionExpression != nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	filter, proj, err := parseReadExprs(in.FilterExpression, in.ProjectionExpression, ectx)
+	plan, err := a.plan(ctx, &in, filter, proj, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := ectx.CheckUnused(); err != nil {
-		return nil, exprErr(err)
-	}
-	t, err := a.tableFor(ctx, *in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	consistent := in.ConsistentRead != nil && *in.ConsistentRead
-	ix, err := resolveIndex(t, in.IndexName, in.Select, consistent)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkStartKey(t, ix, in.ExclusiveStartKey); err != nil {
-		return nil, err
-	}
-	plan := &readPlan{
-		table: t, index: ix, filter: filter, projection: proj,
-		count: is(in.Select, "COUNT"), consistent: consistent,
-		capacity: in.ReturnConsumedCapacity, startKey: in.ExclusiveStartKey,
-		fetchBase: needsBase(t, ix, in.Select, proj),
-	}
-	if in.Limit != nil {
-		plan.limit = int(*in.Limit)
-	}
+	t, ix := plan.table, plan.index
 	plan.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {
 		return a.store.ItemScan(ctx, t, store.ScanInput{Index: ix, Segment: segment, TotalSegments: total, After: after, Limit: n})
 	}

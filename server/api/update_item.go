@@ -49,12 +49,8 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 	}
 	var cur attr.Item
 	old, err := a.store.ItemWrite(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {
-		ok, err := holds(cond, old)
-		if err != nil {
+		if err := in.guard(cond, old); err != nil {
 			return nil, err
-		}
-		if !ok {
-			return nil, conditionFailed(old, in.ReturnValuesOnConditionCheckFailure)
 		}
 		base := old
 		if base == nil {
@@ -78,7 +74,6 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, storeErr(err, "update item")
 	}
-	out := map[string]any{}
 	rv := "NONE"
 	if in.ReturnValues != nil {
 		rv = *in.ReturnValues
@@ -96,12 +91,5 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 	case "UPDATED_NEW":
 		ret = expr.ProjectPaths(cur, paths)
 	}
-	if len(ret) > 0 {
-		out["Attributes"] = ret
-	}
-	if cc := consumed(in.ReturnConsumedCapacity, t, writeUnits(old.Size(), cur.Size()), indexWriteUnits(t, old, cur)); cc != nil {
-		out["ConsumedCapacity"] = cc
-	}
-	addCollectionMetrics(out, t, in.ReturnItemCollectionMetrics, in.Key)
-	return out, nil
+	return in.result(t, in.Key, ret, writeUnits(old.Size(), cur.Size()), indexWriteUnits(t, old, cur)), nil
 }

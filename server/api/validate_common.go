@@ -3,7 +3,9 @@ package api
 import (
 	"strings"
 
+	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/expr"
+	"github.com/dynamopg/dynamopg/server/store"
 )
 
 // checkEnum records an enum constraint failure for an optional member.
@@ -53,3 +55,31 @@ func (w *writeOptions) prepare(usesMore bool, parseMore func(*expr.Context) erro
 }
 
 func is(p *string, v string) bool { return p != nil && *p == v }
+
+// guard evaluates the write's condition against the current item (nil when
+// absent): a false condition is ConditionalCheckFailedException, carrying
+// the old item when ReturnValuesOnConditionCheckFailure=ALL_OLD.
+func (w *writeOptions) guard(cond *expr.Condition, old attr.Item) error {
+	ok, err := holds(cond, old)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return conditionFailed(old, w.ReturnValuesOnConditionCheckFailure)
+	}
+	return nil
+}
+
+// result renders a single-item write's response: the returned attributes
+// (when any), consumed capacity and item collection metrics as asked.
+func (w *writeOptions) result(t *store.Table, key, ret attr.Item, units float64, indexUnits map[string]float64) map[string]any {
+	out := map[string]any{}
+	if len(ret) > 0 {
+		out["Attributes"] = ret
+	}
+	if cc := consumed(w.ReturnConsumedCapacity, t, units, indexUnits); cc != nil {
+		out["ConsumedCapacity"] = cc
+	}
+	addCollectionMetrics(out, t, w.ReturnItemCollectionMetrics, key)
+	return out
+}
