@@ -41,7 +41,7 @@ test: verify-generated ## run every test (PostgreSQL: DYNAMOPG_TEST_PG or a thro
 
 .PHONY: bench
 bench: ## run the benchmarks
-	go test -run '^$$' -bench . -benchmem ./...
+	go test -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
 
 .PHONY: lint
 lint: ## gofmt and go vet
