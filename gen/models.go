@@ -8,6 +8,19 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type DynamopgIndexQueue struct {
+	ID            int64
+	TableID       int64
+	Part          int32
+	Key           []byte
+	EnqueuedAt    pgtype.Timestamptz
+	ClaimedBy     pgtype.Text
+	ClaimedAt     pgtype.Timestamptz
+	Attempts      int32
+	PassOverUntil pgtype.Timestamptz
+	LastError     pgtype.Text
+}
+
 type DynamopgSetting struct {
 	Key       string
 	Value     []byte
@@ -19,5 +32,11 @@ type DynamopgTable struct {
 	Name      string
 	Status    string
 	Def       []byte
+	CreatedAt pgtype.Timestamptz
+}
+
+type DynamopgTxToken struct {
+	Token     string
+	Hash      []byte
 	CreatedAt pgtype.Timestamptz
 }

@@ -6,4 +6,5 @@
 {{ template "functions/catalog.sql" . }}
 {{ template "functions/storage.sql" . }}
 {{ template "functions/items.sql" . }}
+{{ template "functions/queue.sql" . }}
 {{ template "functions/read.sql" . }}

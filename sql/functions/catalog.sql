@@ -132,3 +132,19 @@ LANGUAGE sql IMMUTABLE AS $$
                                coalesce(p_ix->'projection'->'nonKeyAttributes', '[]'))))
     END
 $$;
+
+-- index_async reports whether an index JSON is maintained through the queue
+-- (store.Index.Async: "propagation" is "async"; absent means sync).
+CREATE OR REPLACE FUNCTION dynamopg.index_async(p_ix jsonb)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT coalesce(p_ix->>'propagation', 'sync') = 'async'
+$$;
+
+-- has_async_index reports whether a table JSON has an async index.
+CREATE OR REPLACE FUNCTION dynamopg.has_async_index(p_def jsonb)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(p_def->'indexes', '[]')) e
+                    WHERE dynamopg.index_async(e))
+$$;

@@ -1,7 +1,12 @@
 -- items.sql: single-item reads and writes on t_<id>, each write keeping the
 -- table's index tables in step. Items and keys are jsonb in the wire form,
 -- strings NUL-escaped. Index definitions come from the catalog row, read
--- (and locked FOR KEY SHARE) inside the caller's transaction.
+-- (and locked FOR KEY SHARE) inside the caller's transaction. Writes keep
+-- the sync indexes in their transaction and enqueue the item for the async
+-- ones (queue_enqueue, queue.sql).
+
+-- index_rows_write gained p_async (which indexes to maintain).
+DROP FUNCTION IF EXISTS dynamopg.index_rows_write(jsonb, jsonb, jsonb, boolean);
 
 -- item_get returns the item with the key attributes of p_key, or NULL.
 CREATE OR REPLACE FUNCTION dynamopg.item_get(p_table bigint, p_key jsonb)
@@ -34,11 +39,13 @@ BEGIN
 END;
 $$;
 
--- index_rows_write keeps every index of a table in step with one item: it
--- deletes the index rows of the base key p_key (unless p_fresh: the item was
--- just inserted) and inserts the projection of p_item where it is indexable
--- (p_item NULL: the item was deleted).
-CREATE OR REPLACE FUNCTION dynamopg.index_rows_write(p_def jsonb, p_key jsonb, p_item jsonb, p_fresh boolean)
+-- index_rows_write keeps the sync indexes (p_async false: writers) or the
+-- async indexes (p_async true: queue_apply) of a table in step with one
+-- item: it deletes the index rows of the base key p_key (unless p_fresh: the
+-- item was just inserted) and inserts the projection of p_item where it is
+-- indexable (p_item NULL: the item was deleted).
+CREATE OR REPLACE FUNCTION dynamopg.index_rows_write(p_def jsonb, p_key jsonb, p_item jsonb,
+                                                     p_fresh boolean, p_async boolean)
 RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -47,7 +54,8 @@ DECLARE
     v_vals   text;
     v_i      int;
 BEGIN
-    FOR v_ix IN SELECT jsonb_array_elements(coalesce(p_def->'indexes', '[]')) LOOP
+    FOR v_ix IN SELECT e FROM jsonb_array_elements(coalesce(p_def->'indexes', '[]')) e
+                 WHERE dynamopg.index_async(e) = p_async LOOP
         v_layout := dynamopg.target_layout(p_def, (v_ix->>'id')::bigint);
         IF NOT p_fresh THEN
             EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s',
@@ -95,7 +103,8 @@ BEGIN
     IF v_n = 0 THEN
         RETURN false;
     END IF;
-    PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, true);
+    PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, true, false);
+    PERFORM dynamopg.queue_enqueue(v_def, p_item);
     RETURN true;
 END;
 $$;
@@ -115,13 +124,14 @@ BEGIN
     IF v_n = 0 THEN
         RETURN false;
     END IF;
-    PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, false);
+    PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, false, false);
+    PERFORM dynamopg.queue_enqueue(v_def, p_item);
     RETURN true;
 END;
 $$;
 
--- item_delete deletes the item with the key of p_key and its index rows, and
--- reports whether it existed.
+-- item_delete deletes the item with the key of p_key and its sync index rows
+-- (enqueueing it for the async ones), and reports whether it existed.
 CREATE OR REPLACE FUNCTION dynamopg.item_delete(p_table bigint, p_key jsonb)
 RETURNS boolean
 LANGUAGE plpgsql AS $$
@@ -136,7 +146,8 @@ BEGIN
     IF v_n = 0 THEN
         RETURN false;
     END IF;
-    PERFORM dynamopg.index_rows_write(v_def, p_key, NULL, false);
+    PERFORM dynamopg.index_rows_write(v_def, p_key, NULL, false, false);
+    PERFORM dynamopg.queue_enqueue(v_def, p_key);
     RETURN true;
 END;
 $$;

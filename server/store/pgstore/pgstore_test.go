@@ -3,12 +3,14 @@ package pgstore_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/dynamopg/dynamopg"
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
@@ -30,7 +32,7 @@ func newStore(t *testing.T) *pgstore.Store {
 }
 
 // newTable creates a table with the given key types ("" range: none).
-func newTable(t *testing.T, s store.Store, name string, hash, rng attr.Type, indexes ...store.Index) *store.Table {
+func newTable(t testing.TB, s store.Store, name string, hash, rng attr.Type, indexes ...store.Index) *store.Table {
 	t.Helper()
 	tb := &store.Table{
 		Name:        name,
@@ -51,7 +53,7 @@ func newTable(t *testing.T, s store.Store, name string, hash, rng attr.Type, ind
 }
 
 // put writes an item unconditionally.
-func put(t *testing.T, s store.Store, tb *store.Table, it attr.Item) {
+func put(t testing.TB, s store.Store, tb *store.Table, it attr.Item) {
 	t.Helper()
 	_, err := s.ItemWrite(context.Background(), tb, tb.KeyOf(it), func(attr.Item) (attr.Item, error) { return it, nil })
 	if err != nil {
@@ -60,7 +62,7 @@ func put(t *testing.T, s store.Store, tb *store.Table, it attr.Item) {
 }
 
 // del deletes an item.
-func del(t *testing.T, s store.Store, tb *store.Table, key attr.Item) {
+func del(t testing.TB, s store.Store, tb *store.Table, key attr.Item) {
 	t.Helper()
 	_, err := s.ItemWrite(context.Background(), tb, key, func(attr.Item) (attr.Item, error) { return nil, nil })
 	if err != nil {
@@ -84,8 +86,12 @@ func TestMigrate(t *testing.T) {
 	if err := pool.QueryRow(ctx, "SELECT version FROM dynamopg.schema_version").Scan(&version); err != nil {
 		t.Fatal(err)
 	}
-	if version != 1 {
-		t.Errorf("version %d, want 1", version)
+	files, err := fs.Glob(dynamopg.Migrations, "migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if version != len(files) {
+		t.Errorf("version %d, want %d", version, len(files))
 	}
 	var n int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM pg_proc WHERE pronamespace = 'dynamopg'::regnamespace").Scan(&n); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -23,13 +24,24 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxConns caps the pool (pgxpool's default when 0).
 	MaxConns int32
+	// Workers is the number of index queue workers (each with its own
+	// connection, outside the pool): DefaultWorkers when 0, none when
+	// negative (another process drains the queue).
+	Workers int
 }
+
+// DefaultWorkers is the number of queue workers Open starts by default.
+const DefaultWorkers = 2
 
 // Store is a store.Store on a PostgreSQL database.
 type Store struct {
 	pool *pgxpool.Pool
 	q    *gen.Queries
 	log  *slog.Logger
+
+	// The queue workers Open started (see worker.go); Close stops them.
+	stopWorkers context.CancelFunc
+	workers     sync.WaitGroup
 }
 
 var _ store.Store = (*Store)(nil)
@@ -62,11 +74,18 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	n := opts.Workers
+	if n == 0 {
+		n = DefaultWorkers
+	}
+	if n > 0 {
+		s.startWorkers(cfg.ConnConfig, n)
+	}
 	return s, nil
 }
 
 // New wraps a pool the caller configured (and closes with Close). The
-// schema must be migrated already.
+// schema must be migrated already. It starts no queue workers.
 func New(pool *pgxpool.Pool, log *slog.Logger) *Store {
 	if log == nil {
 		log = slog.Default()
@@ -85,5 +104,11 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool.
-func (s *Store) Close() { s.pool.Close() }
+// Close stops the queue workers (waiting for them) and closes the pool.
+func (s *Store) Close() {
+	if s.stopWorkers != nil {
+		s.stopWorkers()
+		s.workers.Wait()
+	}
+	s.pool.Close()
+}

@@ -11,6 +11,13 @@
 //   - t_<id>: one data table per DynamoDB table (id from the catalog, never
 //     the user's name), keyed by (pk, sk).
 //   - i_<id>: one table per secondary index, keyed by (ipk, isk, pk, sk).
+//   - index_queue: the items whose async indexes are behind (schema.sql).
+//
+// Sync indexes are maintained inside the write's transaction. A write to a
+// table with async indexes enqueues its item in that transaction instead;
+// queue workers (worker.go, started by Open) apply the queue under the
+// single writer in small batches, writing each item's current state to
+// those indexes, and QueueWait/QueueDepth (queue.go) observe it.
 //
 // Every key column holds a BLOB (see keys.go), so one storage class per
 // column and memcmp ordering throughout. Tables without a sort key (and

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -22,7 +24,15 @@ type Options struct {
 	BusyTimeoutMillis int
 	// MaxReaders caps the read pool of a file database; 0 means 8.
 	MaxReaders int
+	// QueueWorkers is the number of goroutines applying the asynchronous
+	// index queue; 0 means 1. NoQueueWorkers (any negative value) starts
+	// none: QueueWait then applies the queue itself. Workers apply under the
+	// single writer, so more than one rarely helps.
+	QueueWorkers int
 }
+
+// NoQueueWorkers, as Options.QueueWorkers, disables the queue workers.
+const NoQueueWorkers = -1
 
 // Store is the SQLite store. It is safe for concurrent use.
 type Store struct {
@@ -32,6 +42,14 @@ type Store struct {
 	writer *sql.DB
 	// reader is the read pool. For an in-memory database it is writer.
 	reader *sql.DB
+
+	// The asynchronous index queue (queue.go, worker.go).
+	workers  int           // how many run; 0 when disabled
+	enqueued atomic.Bool   // the open write transaction enqueued a row
+	wake     chan struct{} // capacity 1: a pending wake-up of the workers
+	progress notifier      // broadcast after every applied batch
+	stop     context.CancelFunc
+	done     sync.WaitGroup
 }
 
 var _ store.Store = (*Store)(nil)
@@ -63,7 +81,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if dsn == "" {
 		return nil, errors.New("sqlitestore: empty dsn")
 	}
-	s := &Store{log: log}
+	s := &Store{log: log, wake: make(chan struct{}, 1)}
+	switch {
+	case opts.QueueWorkers == 0:
+		s.workers = 1
+	case opts.QueueWorkers > 0:
+		s.workers = opts.QueueWorkers
+	}
 
 	memory := dsn == MemoryDSN
 	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=synchronous(NORMAL)&_txlock=immediate", busy)
@@ -103,7 +127,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	log.InfoContext(ctx, "sqlite store open", "dsn", dsn, "memory", memory)
+	s.startWorkers()
+	log.InfoContext(ctx, "sqlite store open", "dsn", dsn, "memory", memory, "queueWorkers", s.workers)
 	return s, nil
 }
 
@@ -129,8 +154,10 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the database handles.
+// Close stops the queue workers (rows they did not apply stay queued for the
+// next Open) and releases the database handles.
 func (s *Store) Close() {
+	s.stopWorkers()
 	if s.reader != s.writer {
 		if err := s.reader.Close(); err != nil {
 			s.log.Warn("sqlite store: close readers", "err", err)

@@ -14,7 +14,22 @@ var schemaSQL string
 
 // schemaVersion is stored in PRAGMA user_version once schema.sql is applied.
 // A database with a newer version was written by a newer dynamopg.
-const schemaVersion = 1
+//
+// Versions:
+//
+//	1  the catalog (tables, index_ids)
+//	2  index_queue, the asynchronous index queue
+//
+// Every statement of schema.sql is idempotent, so applying it whole upgrades
+// any older version (and re-applies the current one): the upgrade from 1 to
+// 2 is the CREATE TABLE IF NOT EXISTS of index_queue. A later change that
+// cannot be written idempotently goes in upgrades, keyed by the version it
+// upgrades from.
+const schemaVersion = 2
+
+// upgrades holds the non-idempotent steps from a version to the next, run
+// before schema.sql in the same transaction. None so far.
+var upgrades = map[int]string{}
 
 // migrate applies the embedded schema in one transaction on the write handle.
 func migrate(ctx context.Context, db *sql.DB) error {
@@ -30,6 +45,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("begin schema: %w", err)
 	}
 	defer tx.Rollback()
+	for from := v; from > 0 && from < schemaVersion; from++ {
+		if step, ok := upgrades[from]; ok {
+			if _, err := tx.ExecContext(ctx, step); err != nil {
+				return fmt.Errorf("upgrade schema from version %d: %w", from, err)
+			}
+		}
+	}
 	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
 		return fmt.Errorf("apply schema: %w", err)
 	}

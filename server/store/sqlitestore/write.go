@@ -11,10 +11,10 @@ import (
 )
 
 // ItemWrite changes one item under the write lock: it reads the current item,
-// calls fn once, stores or deletes what fn returns and maintains every index
-// of the table, all in one transaction. The table's definition (its indexes)
-// is read from the catalog in that transaction, not taken from t, which may
-// be stale.
+// calls fn once, stores or deletes what fn returns, maintains every sync
+// index of the table and enqueues the item for its async indexes, all in one
+// transaction. The table's definition (its indexes) is read from the catalog
+// in that transaction, not taken from t, which may be stale.
 func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
 	var old attr.Item
 	err := s.inWrite(ctx, func(tx *sql.Tx) error {
@@ -63,8 +63,10 @@ func lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item) 
 	return &target{def: cur, k: k, old: old}, nil
 }
 
-// apply stores neu at the target (nil deletes it) and maintains every index
-// of its table. Deleting an absent item changes nothing.
+// apply stores neu at the target (nil deletes it), maintains every sync
+// index of its table and, when the table has async indexes, enqueues the
+// item for the queue workers (queue.go, worker.go). Deleting an absent item changes
+// nothing. Every write path (ItemWrite, ItemTransact) goes through apply.
 func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 	if neu == nil && r.old == nil {
 		return nil
@@ -73,10 +75,20 @@ func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 	if err := putRow(ctx, tx, cur, r.k, neu); err != nil {
 		return fmt.Errorf("write item of %q: %w", cur.Name, err)
 	}
+	async := false
 	for i := range cur.Indexes {
 		ix := &cur.Indexes[i]
+		if ix.Async() {
+			async = true
+			continue
+		}
 		if err := indexRow(ctx, tx, cur, ix, r.k, r.old != nil, neu); err != nil {
 			return fmt.Errorf("write item of %q: index %q: %w", cur.Name, ix.Name, err)
+		}
+	}
+	if async {
+		if err := r.enqueue(ctx, tx); err != nil {
+			return fmt.Errorf("write item of %q: %w", cur.Name, err)
 		}
 	}
 	return nil

@@ -1,0 +1,332 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/pgstore"
+)
+
+// TestQueueConvergence: 4 goroutines × 200 random writes over 50 items of a
+// table with one async GSI; after QueueWait the index equals the table.
+func TestQueueConvergence(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, freshURL(t), pgstore.Options{})
+	tb := newTable(t, s, "conv", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
+	randomWrites(t, []store.Store{s}, tb, 4, 200, 50)
+	queueWait(t, s, tb)
+	requireExact(t, s, tb, &tb.Indexes[0], "after QueueWait")
+	if n, err := s.QueueDepth(context.Background()); err != nil || n != 0 {
+		t.Fatalf("QueueDepth %d, %v", n, err)
+	}
+}
+
+// TestQueueOutOfOrder: duplicate rows, applies twice and in reverse order,
+// and an apply of an old row after a newer write all converge.
+func TestQueueOutOfOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t, freshURL(t), pgstore.Options{Workers: -1})
+	tb := newTable(t, s, "ooo", attr.TypeS, attr.TypeN, asyncGSI("g", "KEYS_ONLY"))
+	ix := &tb.Indexes[0]
+	item := func(i, gn int) attr.Item {
+		return attr.Item{"pk": attr.Str("p"), "sk": attr.Num(fmt.Sprint(i)), "g": attr.Str("x"), "gn": attr.Num(fmt.Sprint(gn))}
+	}
+	for i := range 10 {
+		put(t, s, tb, item(i, i))
+	}
+	// Extra rows for every item, enqueued directly: three per item now.
+	for range 2 {
+		if _, err := s.Pool().Exec(ctx, `SELECT dynamopg.queue_enqueue(t.def, q.key)
+		    FROM dynamopg.tables t, (SELECT DISTINCT key FROM dynamopg.index_queue) q WHERE t.id = $1`, tb.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := s.QueueDepth(ctx); n != 30 {
+		t.Fatalf("depth %d, want 30", n)
+	}
+	if d := indexDiff(t, s, tb, ix); d == "" {
+		t.Fatal("async index already exact without workers")
+	}
+	// Apply every item twice, newest row first; each apply consumes all of
+	// its item's rows.
+	apply := func() {
+		t.Helper()
+		if _, err := s.Pool().Exec(ctx, `SELECT dynamopg.queue_apply(k.table_id, k.key)
+		    FROM (SELECT table_id, key, max(id) AS id FROM dynamopg.index_queue GROUP BY 1, 2) k ORDER BY k.id DESC`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys, err := s.Pool().Query(ctx, "SELECT DISTINCT table_id, key FROM dynamopg.index_queue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type qkey struct {
+		table int64
+		key   []byte
+	}
+	var saved []qkey
+	for keys.Next() {
+		var k qkey
+		if err := keys.Scan(&k.table, &k.key); err != nil {
+			t.Fatal(err)
+		}
+		saved = append(saved, k)
+	}
+	if keys.Err() != nil {
+		t.Fatal(keys.Err())
+	}
+	apply()
+	for _, k := range saved { // a second apply of each, with no row left
+		if _, err := s.Pool().Exec(ctx, "SELECT dynamopg.queue_apply($1, $2::jsonb)", k.table, k.key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	requireExact(t, s, tb, ix, "after applying twice")
+	if n, _ := s.QueueDepth(ctx); n != 0 {
+		t.Fatalf("depth %d after applies", n)
+	}
+	// Newer writes, then stale rows for the same items applied first: the
+	// apply reads the current item, so the index takes the newest state.
+	for i := range 10 {
+		if i%3 == 0 {
+			del(t, s, tb, tb.KeyOf(item(i, 0)))
+		} else {
+			put(t, s, tb, item(i, 100+i))
+		}
+	}
+	for _, k := range saved {
+		if _, err := s.Pool().Exec(ctx, "SELECT dynamopg.queue_enqueue(dynamopg.table_def($1, false), $2::jsonb)", k.table, k.key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply()
+	requireExact(t, s, tb, ix, "after newer writes and stale rows")
+	drainBySQL(t, s)
+	requireExact(t, s, tb, ix, "after draining")
+}
+
+// TestQueueHeldRow: an item whose row a client holds is passed over; ten
+// other items queued behind it in its partition reach the index within 6 s,
+// and the held item converges after the client commits.
+func TestQueueHeldRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t, freshURL(t), pgstore.Options{})
+	tb := newTable(t, s, "held", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
+	ix := &tb.Indexes[0]
+	held := attr.Item{"pk": attr.Str("held"), "g": attr.Str("h"), "gn": attr.Num("1")}
+	put(t, s, tb, held)
+	queueWait(t, s, tb)
+
+	var part int
+	partOf := func(pk string) int {
+		t.Helper()
+		var p int
+		if err := s.Pool().QueryRow(ctx, "SELECT dynamopg.queue_partition($1, jsonb_build_object('pk', jsonb_build_object('S', $2::text)))",
+			tb.ID, pk).Scan(&p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	part = partOf("held")
+	var others []string
+	for i := 0; len(others) < 10; i++ {
+		if pk := fmt.Sprintf("o%d", i); partOf(pk) == part {
+			others = append(others, pk)
+		}
+	}
+
+	// The client: lock the item and change it, for 10 s.
+	holdStart := time.Now()
+	tx, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, fmt.Sprintf("SELECT 1 FROM dynamopg_data.t_%d WHERE pk = 'held' FOR UPDATE", tb.ID)); err != nil {
+		t.Fatal(err)
+	}
+	changed := attr.Item{"pk": attr.Str("held"), "g": attr.Str("h"), "gn": attr.Num("2")}
+	if _, err := tx.Exec(ctx, "SELECT dynamopg.item_replace($1, $2::jsonb, 10)", tb.ID, encode(changed)); err != nil {
+		t.Fatal(err)
+	}
+	// A committed row for the held item, ahead of the others in its partition.
+	if _, err := s.Pool().Exec(ctx, "SELECT dynamopg.queue_enqueue(dynamopg.table_def($1, false), $2::jsonb)",
+		tb.ID, encode(attr.Item{"pk": attr.Str("held")})); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for i, pk := range others {
+		put(t, s, tb, attr.Item{"pk": attr.Str(pk), "g": attr.Str("o"), "gn": attr.Num(fmt.Sprint(i))})
+	}
+	for {
+		rows, err := s.ItemQuery(ctx, tb, store.QueryInput{Index: ix, Hash: attr.Str("o"), Forward: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == len(others) {
+			break
+		}
+		if time.Since(start) > 6*time.Second {
+			t.Fatalf("only %d of %d items of the held item's partition in the index after 6 s", len(rows), len(others))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("10 items behind the held one indexed %v after their writes began", time.Since(start).Round(time.Millisecond))
+	var passed bool
+	if err := s.Pool().QueryRow(ctx, "SELECT bool_or(pass_over_until IS NOT NULL) FROM dynamopg.index_queue WHERE table_id = $1",
+		tb.ID).Scan(&passed); err != nil {
+		t.Fatal(err)
+	}
+	if !passed {
+		t.Error("the held item's row is not passed over")
+	}
+	time.Sleep(time.Until(holdStart.Add(10 * time.Second)))
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queueWait(t, s, tb)
+	requireExact(t, s, tb, ix, "after the client committed")
+	got, err := s.ItemQuery(ctx, tb, store.QueryInput{Index: ix, Hash: attr.Str("h"), Forward: true})
+	if err != nil || len(got) != 1 || !attr.Equal(got[0]["gn"], attr.Num("2")) {
+		t.Fatalf("held item in the index: %v, %v", got, err)
+	}
+}
+
+// TestQueueDropped: rows of a dropped async index and of a dropped table are
+// consumed by workers without errors.
+func TestQueueDropped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := freshURL(t)
+	s := openStore(t, url, pgstore.Options{Workers: -1})
+	sync := store.Index{Name: "s", Global: true, Hash: store.KeyAttr{Name: "g", Type: attr.TypeS},
+		Projection: store.Projection{Type: "KEYS_ONLY"}, Status: store.StatusActive}
+	a := newTable(t, s, "drop-index", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"), sync)
+	b := newTable(t, s, "drop-table", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
+	for i := range 50 {
+		it := attr.Item{"pk": attr.Str(fmt.Sprint(i)), "g": attr.Str("x"), "gn": attr.Num("1")}
+		put(t, s, a, it)
+		put(t, s, b, it)
+	}
+	if n, _ := s.QueueDepth(ctx); n != 100 {
+		t.Fatalf("depth %d, want 100", n)
+	}
+	up, err := s.TableUpdate(ctx, a.Name, func(t *store.Table) error {
+		t.Indexes = t.Indexes[1:] // drop the async index, keep the sync one
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.TableDelete(ctx, b.Name); err != nil {
+		t.Fatal(err)
+	}
+	var warnings atomic.Int64
+	w := openStore(t, url, pgstore.Options{Logger: slog.New(warnHandler{&warnings})})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := w.QueueDepth(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("depth still %d", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := w.QueueWait(ctx, b); err != nil {
+		t.Fatalf("QueueWait of the dropped table: %v", err)
+	}
+	requireExact(t, s, up, &up.Indexes[0], "sync index after the async one was dropped")
+	if n := warnings.Load(); n != 0 {
+		t.Errorf("%d warnings logged", n)
+	}
+}
+
+// TestQueueTwoStores: two stores (two "processes") with workers drain one
+// queue under writes through both.
+func TestQueueTwoStores(t *testing.T) {
+	t.Parallel()
+	url := freshURL(t)
+	s1 := openStore(t, url, pgstore.Options{})
+	s2 := openStore(t, url, pgstore.Options{Workers: 3})
+	tb := newTable(t, s1, "two", attr.TypeS, attr.TypeNone, asyncGSI("g", "INCLUDE"))
+	randomWrites(t, []store.Store{s1, s2}, tb, 4, 200, 50)
+	queueWait(t, s2, tb)
+	requireExact(t, s1, tb, &tb.Indexes[0], "after QueueWait")
+}
+
+// TestQueueMixed: on a table with a sync and an async index, the sync one is
+// exact right after every write; the async one after the queue drains.
+func TestQueueMixed(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, freshURL(t), pgstore.Options{Workers: -1})
+	sync := asyncGSI("sync", "ALL")
+	sync.Propagation = store.PropagationSync
+	tb := newTable(t, s, "mixed", attr.TypeS, attr.TypeNone, sync, asyncGSI("async", "ALL"))
+	for i := range 40 {
+		k := fmt.Sprintf("k%d", i%7)
+		switch i % 4 {
+		case 3:
+			del(t, s, tb, attr.Item{"pk": attr.Str(k)})
+		default:
+			put(t, s, tb, attr.Item{"pk": attr.Str(k), "g": attr.Str(fmt.Sprint(i % 3)), "gn": attr.Num(fmt.Sprint(i))})
+		}
+		requireExact(t, s, tb, &tb.Indexes[0], fmt.Sprintf("sync index after write %d", i))
+	}
+	if d := indexDiff(t, s, tb, &tb.Indexes[1]); d == "" {
+		t.Error("async index exact with no worker running")
+	}
+	drainBySQL(t, s)
+	requireExact(t, s, tb, &tb.Indexes[1], "async index after draining")
+}
+
+// encode is an item in the jsonb wire form the functions take (no NULs here).
+func encode(it attr.Item) string { return string(it.AppendJSON(nil)) }
+
+// TestQueueWorkers: Open starts DefaultWorkers workers on their own
+// connections; Close stops them.
+func TestQueueWorkers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := freshURL(t)
+	count := func(s *pgstore.Store) int {
+		t.Helper()
+		var n int
+		if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		    WHERE datname = current_database() AND application_name = $1`, pgstore.WorkerApplicationName).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	obs := openStore(t, url, pgstore.Options{Workers: -1})
+	s, err := pgstore.Open(ctx, url, pgstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count(obs) != pgstore.DefaultWorkers {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d worker connections, want %d", count(obs), pgstore.DefaultWorkers)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.Close()
+	for count(obs) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d worker connections after Close", count(obs))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

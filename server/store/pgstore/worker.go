@@ -1,0 +1,135 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamopg/dynamopg/gen"
+)
+
+// The index queue workers. Each has its own connection (application_name
+// WorkerApplicationName, outside the pool) on which it LISTENs for the
+// writers' notifications and calls dynamopg.queue_run, one batch of one
+// partition per call, in one transaction. It runs batches while they find
+// work, then waits for a notification or pollInterval, whichever comes
+// first: the poll catches notifications sent while it was disconnected and
+// rows whose pass-over ended. Workers of several processes share the queue:
+// queue_run takes a partition's advisory lock and claims FOR UPDATE SKIP
+// LOCKED.
+
+// WorkerApplicationName is the application_name of the workers' connections.
+const WorkerApplicationName = "dynamopg-queue"
+
+const (
+	// pollInterval is how long an idle worker waits without a notification.
+	pollInterval = time.Second
+	// notifyDebounce is the pause between a notification and the batch it
+	// triggers.
+	notifyDebounce = 2 * time.Millisecond
+	// reconnectDelay is the pause after a worker's connection fails.
+	reconnectDelay = time.Second
+)
+
+// startWorkers starts n workers connecting with a copy of cfg.
+func (s *Store) startWorkers(cfg *pgx.ConnConfig, n int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopWorkers = cancel
+	host, _ := os.Hostname()
+	for i := range n {
+		name := fmt.Sprintf("%s:%d:%d", host, os.Getpid(), i)
+		s.workers.Go(func() { s.workerLoop(ctx, cfg, name) })
+	}
+}
+
+// workerLoop runs one worker until ctx ends, reconnecting after failures.
+func (s *Store) workerLoop(ctx context.Context, cfg *pgx.ConnConfig, name string) {
+	log := s.log.With("worker", name)
+	for ctx.Err() == nil {
+		err := s.workerSession(ctx, cfg, name)
+		if ctx.Err() != nil {
+			return
+		}
+		log.WarnContext(ctx, "queue worker: connection lost, reconnecting", "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(reconnectDelay):
+		}
+	}
+}
+
+// workerSession connects, LISTENs and works until ctx ends or the
+// connection fails.
+func (s *Store) workerSession(ctx context.Context, cfg *pgx.ConnConfig, name string) error {
+	cc := cfg.Copy()
+	cc.RuntimeParams["application_name"] = WorkerApplicationName
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return fmt.Errorf("pgstore: queue worker: connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := s.q.QueueListen(ctx, conn); err != nil {
+		return fmt.Errorf("pgstore: queue worker: listen: %w", err)
+	}
+	for {
+		busy, err := s.workerStep(ctx, conn, name)
+		if err != nil {
+			return err
+		}
+		if busy {
+			continue
+		}
+		if err := waitNotification(ctx, conn); err != nil {
+			return err
+		}
+	}
+}
+
+// workerStep runs one batch and reports whether it found work.
+func (s *Store) workerStep(ctx context.Context, conn *pgx.Conn, name string) (busy bool, err error) {
+	r, err := s.q.QueueRun(ctx, conn, gen.QueueRunParams{Worker: name})
+	if err != nil {
+		return false, fmt.Errorf("pgstore: queue worker: run: %w", err)
+	}
+	if r.Passed > 0 {
+		s.log.InfoContext(ctx, "queue worker: items passed over", "worker", name,
+			"partition", r.Part, "passed", r.Passed, "applied", r.Applied)
+	}
+	return r.Part >= 0, nil
+}
+
+// waitNotification returns after a notification or pollInterval. The
+// notifications received during the last batch are dropped first: that
+// batch found the queue empty after they were sent.
+func waitNotification(ctx context.Context, conn *pgx.Conn) error {
+	drained, cancel := context.WithCancel(ctx)
+	cancel()
+	for {
+		if n, _ := conn.WaitForNotification(drained); n == nil {
+			break // a done ctx returns buffered notifications only
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, pollInterval)
+	defer cancel()
+	_, err := conn.WaitForNotification(wctx)
+	switch {
+	case err == nil:
+		// Let a burst of writes commit, so that one batch takes them all
+		// rather than one batch per notification.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(notifyDebounce):
+		}
+		return nil
+	case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return fmt.Errorf("pgstore: queue worker: wait: %w", err)
+}

@@ -1,0 +1,106 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// The asynchronous index queue, the contract of store.Queue. A write to a
+// table whose catalog definition (read in the write's transaction) has async
+// indexes inserts a row naming the item into index_queue in that same
+// transaction (target.enqueue); the workers of worker.go apply the rows.
+
+var _ store.Queue = (*Store)(nil)
+
+// enqueue names the target's item in index_queue. A row already pending for
+// the item stands for this write too: it has not been applied yet, and
+// applying it reads the item's state as of then.
+func (r *target) enqueue(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `
+INSERT INTO index_queue (table_id, pk, sk) VALUES (?, ?, ?)
+ON CONFLICT (table_id, pk, sk) DO NOTHING`, r.def.ID, r.k.pk, r.k.sk)
+	if err != nil {
+		return fmt.Errorf("enqueue for async indexes: %w", err)
+	}
+	if s, ok := writeTxs.Load(tx); ok {
+		s.(*Store).enqueued.Store(true)
+	}
+	return nil
+}
+
+// writeTxs maps each open write transaction to its store (inWrite), so that
+// enqueue, which only has the transaction, can mark it for a wake-up.
+var writeTxs sync.Map // *sql.Tx -> *Store
+
+// QueueWait returns once no row of t is pending, or with ctx's error. It
+// waits on the table's id, which is never reused: the rows of a dropped
+// table are consumed by the workers, so waiting on a dropped table returns
+// nil once they are. With the workers disabled it applies the queue itself.
+func (s *Store) QueueWait(ctx context.Context, t *store.Table) error {
+	const poll = 50 * time.Millisecond // rows another process applies
+	for {
+		applied := s.progress.wait()
+		var pending bool
+		err := s.reader.QueryRowContext(ctx,
+			`SELECT EXISTS (SELECT 1 FROM index_queue WHERE table_id = ?)`, t.ID).Scan(&pending)
+		if err != nil {
+			return fmt.Errorf("queue wait for %q: %w", t.Name, err)
+		}
+		if !pending {
+			return nil
+		}
+		if s.workers == 0 {
+			if _, err := s.applyBatch(ctx); err != nil {
+				return fmt.Errorf("queue wait for %q: %w", t.Name, err)
+			}
+			continue
+		}
+		s.wakeWorkers()
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("queue wait for %q: %w", t.Name, ctx.Err())
+		case <-applied:
+		case <-time.After(poll):
+		}
+	}
+}
+
+// QueueDepth counts the pending rows of all tables.
+func (s *Store) QueueDepth(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM index_queue`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("queue depth: %w", err)
+	}
+	return n, nil
+}
+
+// notifier broadcasts an event to every goroutine waiting on it.
+type notifier struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel closed at the next broadcast.
+func (n *notifier) wait() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch == nil {
+		n.ch = make(chan struct{})
+	}
+	return n.ch
+}
+
+// broadcast wakes every goroutine waiting since the last broadcast.
+func (n *notifier) broadcast() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch != nil {
+		close(n.ch)
+		n.ch = nil
+	}
+}
