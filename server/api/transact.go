@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/expr"
@@ -85,34 +86,59 @@ func (a *API) transactWriteItems(ctx context.Context, r *Request) (any, error) {
 	for i, act := range actions {
 		targets[i] = store.TxTarget{Table: act.table, Key: act.key}
 	}
-	err = txs.ItemTransact(ctx, targets, func(olds []attr.Item) ([]store.TxWrite, error) {
-		return applyTxActions(actions, olds)
-	})
+	// fn may run more than once; the last run is the one that committed.
+	var olds []attr.Item
+	var writes []store.TxWrite
+	fn := func(cur []attr.Item) ([]store.TxWrite, error) {
+		w, err := applyTxActions(actions, cur)
+		olds, writes = cur, w
+		return w, err
+	}
+	replayed := false
+	if in.ClientRequestToken != nil {
+		hash, herr := requestHash(in.TransactItems)
+		if herr != nil {
+			return nil, herr
+		}
+		tok := store.TxToken{Token: *in.ClientRequestToken, Hash: hash, Now: time.Now(), TTL: txTokenTTL()}
+		replayed, err = txs.ItemTransactToken(ctx, targets, tok, fn)
+	} else {
+		err = txs.ItemTransact(ctx, targets, fn)
+	}
 	if err != nil {
-		if errors.Is(err, store.ErrConflict) {
+		switch {
+		case errors.Is(err, store.ErrConflict):
 			reasons := make([]map[string]any, len(actions))
 			for i := range reasons {
 				reasons[i] = map[string]any{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
 			}
 			return nil, cancellation(reasons)
+		case errors.Is(err, store.ErrTokenMismatch):
+			return nil, idempotentMismatch()
 		}
 		return nil, storeErr(err, "transact write")
 	}
 	out := map[string]any{}
-	if in.ReturnConsumedCapacity != nil && *in.ReturnConsumedCapacity != "NONE" {
-		units := map[string]float64{}
-		tables := map[string]*store.Table{}
-		for _, act := range actions {
-			size := act.put.Size()
-			units[act.table.Name] += 2 * writeUnits(size, 0)
-			tables[act.table.Name] = act.table
-		}
-		var ccs []map[string]any
-		for _, n := range sortedTables(tables) {
-			ccs = append(ccs, consumed(in.ReturnConsumedCapacity, tables[n], units[n], nil))
-		}
-		out["ConsumedCapacity"] = ccs
+	if in.ReturnConsumedCapacity == nil || (*in.ReturnConsumedCapacity != "TOTAL" && *in.ReturnConsumedCapacity != "INDEXES") {
+		return out, nil
 	}
+	if !replayed {
+		out["ConsumedCapacity"] = txWriteCapacity(in.ReturnConsumedCapacity, actions, olds, writes)
+		return out, nil
+	}
+	// A replay writes nothing; the service charges the reads of the items
+	// (transactional reads: twice the units of a consistent read).
+	items, err := txs.ItemGetMany(ctx, targets)
+	if err != nil {
+		return nil, storeErr(err, "transact write")
+	}
+	units := map[string]float64{}
+	tables := map[string]*store.Table{}
+	for i, it := range items {
+		units[targets[i].Table.Name] += 2 * readUnits(it.Size(), true)
+		tables[targets[i].Table.Name] = targets[i].Table
+	}
+	out["ConsumedCapacity"] = txCapacity(in.ReturnConsumedCapacity, tables, units, nil, "ReadCapacityUnits")
 	return out, nil
 }
 
@@ -362,11 +388,7 @@ func (a *API) transactGetItems(ctx context.Context, r *Request) (any, error) {
 		responses[i]["Item"] = it
 	}
 	out := map[string]any{"Responses": responses}
-	if in.ReturnConsumedCapacity != nil && *in.ReturnConsumedCapacity != "NONE" {
-		var ccs []map[string]any
-		for _, n := range sortedTables(tables) {
-			ccs = append(ccs, consumed(in.ReturnConsumedCapacity, tables[n], units[n], nil))
-		}
+	if ccs := txCapacity(in.ReturnConsumedCapacity, tables, units, nil, "ReadCapacityUnits"); ccs != nil {
 		out["ConsumedCapacity"] = ccs
 	}
 	return out, nil

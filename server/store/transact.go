@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 )
@@ -19,10 +21,44 @@ type Transactor interface {
 	// not have side effects. Targets name distinct items. A table dropped
 	// under the call gives ErrTableNotFound.
 	ItemTransact(ctx context.Context, targets []TxTarget, fn TxFunc) error
+	// ItemTransactToken is ItemTransact made idempotent by a client token
+	// (TransactWriteItems' ClientRequestToken). In the same database
+	// transaction as the writes it claims tok.Token:
+	//
+	//   - a token unknown, or recorded at or before tok.Now-tok.TTL
+	//     (forgotten), is recorded with tok.Hash and the transaction runs as
+	//     ItemTransact does; if fn or the store fails, nothing is recorded;
+	//   - a live token with the same hash: nothing runs, fn is not called,
+	//     replayed is true;
+	//   - a live token with another hash: ErrTokenMismatch, nothing runs.
+	//
+	// Two calls with one token racing serialize on the token: one runs, the
+	// other waits for it and then replays (or runs, when the first was
+	// cancelled). Tokens are shared by every process on the database.
+	ItemTransactToken(ctx context.Context, targets []TxTarget, tok TxToken, fn TxFunc) (replayed bool, err error)
 	// ItemGetMany reads several items from one consistent snapshot, in the
 	// order of targets (nil where absent).
 	ItemGetMany(ctx context.Context, targets []TxTarget) ([]attr.Item, error)
 }
+
+// ErrTokenMismatch: a live client token was recorded for a different request.
+var ErrTokenMismatch = errors.New("store: client token used by a different request")
+
+// TxToken identifies one idempotent transaction.
+type TxToken struct {
+	Token string
+	// Hash is a canonical hash of the request; equal hashes mean the same
+	// request.
+	Hash []byte
+	// Now is the time the token is recorded with; tokens recorded at or
+	// before Now-TTL are forgotten. The caller's clock, so that tests can
+	// move it.
+	Now time.Time
+	TTL time.Duration
+}
+
+// Expired is the instant at or before which recorded tokens are forgotten.
+func (t TxToken) Expired() time.Time { return t.Now.Add(-t.TTL) }
 
 // TxTarget names one item of a transaction.
 type TxTarget struct {

@@ -371,6 +371,98 @@ func exerciseTransact(ctx context.Context, t *testing.T, newStore func(t *testin
 		}
 	})
 
+	// Client tokens: replay, mismatch, expiry by the caller's clock, a
+	// cancelled transaction records nothing, racing calls write once.
+	t.Run("ItemTransactToken", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		tx := transactor(t, s)
+		_, b := txTables(ctx, t, s)
+		acct := attr.Item{"id": attr.Str("acct"), "n": num(t, "100")}
+		b.put(ctx, t, s, acct)
+		target := []store.TxTarget{{Table: b.tbl, Key: b.tbl.KeyOf(acct)}}
+		calls := 0
+		add := func(amt int) store.TxFunc {
+			return func(olds []attr.Item) ([]store.TxWrite, error) {
+				calls++
+				return []store.TxWrite{{Put: withN(olds[0], intOf(olds[0]["n"])+amt)}}, nil
+			}
+		}
+		balance := func(want int, what string) {
+			t.Helper()
+			got, err := s.ItemGet(ctx, b.tbl, b.tbl.KeyOf(acct))
+			requireNoError(t, err, what+": ItemGet")
+			requireEqual(t, amount(t, got), want, what+": n")
+		}
+		h1, h2 := []byte("request one"), []byte("request two")
+		t0 := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+		const ttl = 10 * time.Minute
+		tok := func(name string, h []byte, at time.Duration) store.TxToken {
+			return store.TxToken{Token: name, Hash: h, Now: t0.Add(at), TTL: ttl}
+		}
+
+		rep, err := tx.ItemTransactToken(ctx, target, tok("t1", h1, 0), add(10))
+		requireNoError(t, err, "first call")
+		requireTrue(t, !rep, "first call replayed")
+		balance(110, "after the first call")
+
+		calls = 0
+		rep, err = tx.ItemTransactToken(ctx, target, tok("t1", h1, 5*time.Minute), add(10))
+		requireNoError(t, err, "same token and request")
+		requireTrue(t, rep, "same token and request: not replayed")
+		requireEqual(t, calls, 0, "fn calls of a replay")
+		balance(110, "after the replay")
+
+		_, err = tx.ItemTransactToken(ctx, target, tok("t1", h2, 9*time.Minute), add(10))
+		requireErrorIs(t, err, store.ErrTokenMismatch, "same token, another request")
+		balance(110, "after the mismatch")
+
+		// Past the window the token is forgotten: a new request.
+		rep, err = tx.ItemTransactToken(ctx, target, tok("t1", h2, ttl+time.Second), add(1))
+		requireNoError(t, err, "after the window")
+		requireTrue(t, !rep, "after the window: replayed")
+		balance(111, "after the window")
+		_, err = tx.ItemTransactToken(ctx, target, tok("t1", h1, ttl+2*time.Second), add(1))
+		requireErrorIs(t, err, store.ErrTokenMismatch, "the token as recorded again")
+
+		// A cancelled transaction does not record its token.
+		errNo := errorf("cancelled")
+		_, err = tx.ItemTransactToken(ctx, target, tok("t2", h1, 0), func([]attr.Item) ([]store.TxWrite, error) { return nil, errNo })
+		requireTrue(t, err == errNo, "cancelled: err %v, want fn's unchanged", err)
+		rep, err = tx.ItemTransactToken(ctx, target, tok("t2", h2, time.Second), add(100))
+		requireNoError(t, err, "token of a cancelled transaction, another request")
+		requireTrue(t, !rep, "token of a cancelled transaction: replayed")
+		balance(211, "after the token of the cancelled transaction")
+
+		// 8 calls with one token racing: exactly one writes.
+		var wg sync.WaitGroup
+		var wrote, replays atomic.Int64
+		errs := make(chan error, 8)
+		for range 8 {
+			wg.Go(func() {
+				rep, err := tx.ItemTransactToken(ctx, target, tok("t3", h1, time.Minute), func(olds []attr.Item) ([]store.TxWrite, error) {
+					return []store.TxWrite{{Put: withN(olds[0], intOf(olds[0]["n"])+1000)}}, nil
+				})
+				switch {
+				case err != nil:
+					errs <- err
+				case rep:
+					replays.Add(1)
+				default:
+					wrote.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("racing token: %v", err)
+		}
+		requireEqual(t, wrote.Load(), int64(1), "racing calls that wrote")
+		requireEqual(t, replays.Load(), int64(7), "racing calls that replayed")
+		balance(1211, "after the racing calls")
+	})
+
 	// A dropped table: ErrTableNotFound, fn not called, other tables untouched.
 	t.Run("ItemTransact/TableGone", func(t *testing.T) {
 		t.Parallel()

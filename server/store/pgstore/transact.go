@@ -50,22 +50,37 @@ func lockOrder(targets []store.TxTarget) []txTarget {
 func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
 	order := lockOrder(targets)
 	return s.retryTx(ctx, "item transact", []any{"targets", len(targets)}, func() (bool, error) {
-		return s.itemTransactOnce(ctx, order, fn)
+		retry, _, err := s.itemTransactOnce(ctx, order, nil, fn)
+		return retry, err
 	})
 }
 
-// itemTransactOnce runs one transaction of ItemTransact; retry reports that
-// it should run again.
-func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, fn store.TxFunc) (retry bool, err error) {
+// itemTransactOnce runs one transaction of ItemTransact (or of
+// ItemTransactToken when tok is not nil: the token is claimed first, see
+// claimToken); retry reports that it should run again, replayed that a live
+// token of the same request ended it without writing.
+func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *store.TxToken, fn store.TxFunc) (retry, replayed bool, err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return false, wrap("item transact", err)
+		return false, false, wrap("item transact", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 
+	if tok != nil {
+		claimed, err := s.claimToken(ctx, tx, tok)
+		if err != nil {
+			if err == store.ErrTokenMismatch {
+				return false, false, err
+			}
+			return retryable(err), false, wrap("item transact", err)
+		}
+		if !claimed {
+			return false, true, nil // the rollback releases the token's row
+		}
+	}
 	olds, err := s.lockMany(ctx, tx, order)
 	if err != nil {
-		return retryable(err), wrap("item transact", err)
+		return retryable(err), false, wrap("item transact", err)
 	}
 	args := make([]attr.Item, len(olds))
 	for i, old := range olds {
@@ -73,10 +88,10 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, fn store
 	}
 	writes, err := fn(args)
 	if err != nil {
-		return false, err // unchanged: callers compare it
+		return false, false, err // unchanged: callers compare it
 	}
 	if len(writes) != len(order) {
-		return false, fmt.Errorf("pgstore: item transact: %d writes for %d targets", len(writes), len(order))
+		return false, false, fmt.Errorf("pgstore: item transact: %d writes for %d targets", len(writes), len(order))
 	}
 	for _, o := range order {
 		w := writes[o.pos]
@@ -84,7 +99,7 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, fn store
 		switch {
 		case w.Put != nil:
 			if !bytes.Equal(encodeItem(o.t.KeyOf(w.Put)), o.key) {
-				return false, fmt.Errorf("pgstore: item transact: put of target %d changes its key", o.pos)
+				return false, false, fmt.Errorf("pgstore: item transact: put of target %d changes its key", o.pos)
 			}
 			nu = w.Put
 		case w.Delete:
@@ -93,13 +108,13 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, fn store
 			continue // a check: the row lock (if any) made it atomic
 		}
 		if err := s.itemStore(ctx, tx, o.t, o.key, olds[o.pos], nu); err != nil {
-			return err == errLostInsert || retryable(err), wrap("item transact", err)
+			return err == errLostInsert || retryable(err), false, wrap("item transact", err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return retryable(err), wrap("item transact", err)
+		return retryable(err), false, wrap("item transact", err)
 	}
-	return false, nil
+	return false, false, nil
 }
 
 // lockMany locks and reads the targets in one pipelined round trip, in the

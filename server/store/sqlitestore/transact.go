@@ -19,60 +19,65 @@ var _ store.Transactor = (*Store)(nil)
 // inside the transaction; a table that is gone gives ErrTableNotFound.
 func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
 	return s.inWrite(ctx, func(tx *sql.Tx) error {
-		defs := make(map[int64]*store.Table, len(targets)) // one catalog read per table
-		seen := make(map[string]int, len(targets))
-		rs := make([]*target, len(targets))
-		olds := make([]attr.Item, len(targets))
-		for i, tg := range targets {
-			if tg.Table == nil {
-				return fmt.Errorf("transact: target %d has no table", i)
-			}
-			cur, ok := defs[tg.Table.ID]
-			if !ok {
-				var err error
-				if cur, err = catalogByID(ctx, tx, tg.Table.ID); err != nil {
-					return err
-				}
-				defs[tg.Table.ID] = cur
-			}
-			k, err := tableKey(cur, tg.Key)
-			if err != nil {
-				return fmt.Errorf("transact: item of %q: %w", cur.Name, err)
-			}
-			id := fmt.Sprintf("%d\x00%x\x00%x", cur.ID, k.pk, k.sk)
-			if j, dup := seen[id]; dup {
-				return fmt.Errorf("transact: targets %d and %d name the same item of %q", j, i, cur.Name)
-			}
-			seen[id] = i
-			old, err := getRow(ctx, tx, cur.ID, k)
-			if err != nil {
-				return fmt.Errorf("transact: read item of %q: %w", cur.Name, err)
-			}
-			rs[i] = &target{def: cur, k: k, old: old}
-			olds[i] = old.Clone()
-		}
-		writes, err := fn(olds)
-		if err != nil {
-			return err // unchanged, as the contract says
-		}
-		if len(writes) != len(targets) {
-			return fmt.Errorf("transact: %d writes for %d targets", len(writes), len(targets))
-		}
-		for i, w := range writes {
-			switch {
-			case w.Put != nil:
-				err = rs[i].apply(ctx, tx, w.Put)
-			case w.Delete:
-				err = rs[i].apply(ctx, tx, nil)
-			default:
-				continue // a condition check: read only
-			}
-			if err != nil {
-				return fmt.Errorf("transact: target %d: %w", i, err)
-			}
-		}
-		return nil
+		return transactIn(ctx, tx, targets, fn)
 	})
+}
+
+// transactIn is ItemTransact's work inside the write transaction tx.
+func transactIn(ctx context.Context, tx *sql.Tx, targets []store.TxTarget, fn store.TxFunc) error {
+	defs := make(map[int64]*store.Table, len(targets)) // one catalog read per table
+	seen := make(map[string]int, len(targets))
+	rs := make([]*target, len(targets))
+	olds := make([]attr.Item, len(targets))
+	for i, tg := range targets {
+		if tg.Table == nil {
+			return fmt.Errorf("transact: target %d has no table", i)
+		}
+		cur, ok := defs[tg.Table.ID]
+		if !ok {
+			var err error
+			if cur, err = catalogByID(ctx, tx, tg.Table.ID); err != nil {
+				return err
+			}
+			defs[tg.Table.ID] = cur
+		}
+		k, err := tableKey(cur, tg.Key)
+		if err != nil {
+			return fmt.Errorf("transact: item of %q: %w", cur.Name, err)
+		}
+		id := fmt.Sprintf("%d\x00%x\x00%x", cur.ID, k.pk, k.sk)
+		if j, dup := seen[id]; dup {
+			return fmt.Errorf("transact: targets %d and %d name the same item of %q", j, i, cur.Name)
+		}
+		seen[id] = i
+		old, err := getRow(ctx, tx, cur.ID, k)
+		if err != nil {
+			return fmt.Errorf("transact: read item of %q: %w", cur.Name, err)
+		}
+		rs[i] = &target{def: cur, k: k, old: old}
+		olds[i] = old.Clone()
+	}
+	writes, err := fn(olds)
+	if err != nil {
+		return err // unchanged, as the contract says
+	}
+	if len(writes) != len(targets) {
+		return fmt.Errorf("transact: %d writes for %d targets", len(writes), len(targets))
+	}
+	for i, w := range writes {
+		switch {
+		case w.Put != nil:
+			err = rs[i].apply(ctx, tx, w.Put)
+		case w.Delete:
+			err = rs[i].apply(ctx, tx, nil)
+		default:
+			continue // a condition check: read only
+		}
+		if err != nil {
+			return fmt.Errorf("transact: target %d: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // ItemGetMany reads every target in one read transaction, hence from one
