@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -52,6 +53,15 @@ commands:
 // envOr returns the environment variable's value, or def when unset.
 func envOr(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// envInt64 returns the environment variable as an integer, or def when unset
+// or not a number.
+func envInt64(name string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
 		return v
 	}
 	return def

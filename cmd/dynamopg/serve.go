@@ -27,6 +27,7 @@ func serve(ctx context.Context, args []string) error {
 	noMigrate := fs.Bool("no-migrate", envOr("DYNAMOPG_NO_MIGRATE", "") == "true", "do not apply migrations at start (env DYNAMOPG_NO_MIGRATE=true)")
 	logLevel := fs.String("log-level", envOr("DYNAMOPG_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env DYNAMOPG_LOG_LEVEL)")
 	propagation := fs.String("index-propagation", envOr("DYNAMOPG_INDEX_PROPAGATION", "sync"), "how writes reach new secondary indexes: sync (in the write's transaction) or async (through the queue) (env DYNAMOPG_INDEX_PROPAGATION)")
+	collLimit := fs.Int64("item-collection-limit", envInt64("DYNAMOPG_ITEM_COLLECTION_LIMIT", 0), "item collection size limit in bytes on tables with local secondary indexes; 0 is the service's 10 GB (env DYNAMOPG_ITEM_COLLECTION_LIMIT)")
 	logFormat := fs.String("log-format", envOr("DYNAMOPG_LOG_FORMAT", "text"), "log format: text or json (env DYNAMOPG_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -52,7 +53,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := server.New(st, log, api.Options{IndexPropagation: *propagation})
+	srv := server.New(st, log, api.Options{IndexPropagation: *propagation, ItemCollectionLimit: *collLimit})
 	// IdleTimeout is set on its own: left at zero, Go falls back to
 	// ReadHeaderTimeout and closes idle keep-alive connections after 10 s,
 	// racing clients that reuse them.

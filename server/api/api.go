@@ -28,6 +28,9 @@ type Options struct {
 	// IndexPropagation is the propagation mode given to new secondary
 	// indexes: store.PropagationSync (default) or store.PropagationAsync.
 	IndexPropagation string
+	// ItemCollectionLimit is the item collection size limit in bytes on
+	// tables with local secondary indexes; 0 means the service's 10 GB.
+	ItemCollectionLimit int64
 }
 
 // handler runs one operation on a decoded request context.

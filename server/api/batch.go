@@ -269,7 +269,16 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 	tables := map[string]*store.Table{}
 	for _, o := range ops {
 		put := o.put
-		old, err := a.store.ItemWrite(ctx, o.t, o.key, func(attr.Item) (attr.Item, error) { return put, nil })
+		coll, err := a.collectionOf(ctx, o.t, o.key)
+		if err != nil {
+			return nil, err
+		}
+		old, err := a.store.ItemWrite(ctx, o.t, o.key, func(attr.Item) (attr.Item, error) {
+			if err := coll.check(put); err != nil {
+				return nil, err
+			}
+			return put, nil
+		})
 		if err != nil {
 			return nil, storeErr(err, "batch write")
 		}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/expr"
-	"github.com/dynamopg/dynamopg/server/store"
 )
 
 // conditionFailed is the ConditionalCheckFailedException for a write whose
@@ -71,8 +70,15 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 		return nil, ValidationError("Item size has exceeded the maximum allowed size")
 	}
 	key := t.KeyOf(in.Item)
+	coll, err := a.collectionOf(ctx, t, key)
+	if err != nil {
+		return nil, err
+	}
 	old, err := a.store.ItemWrite(ctx, t, key, func(old attr.Item) (attr.Item, error) {
 		if err := in.guard(cond, old); err != nil {
+			return nil, err
+		}
+		if err := coll.check(in.Item); err != nil {
 			return nil, err
 		}
 		return in.Item, nil
@@ -80,7 +86,7 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, storeErr(err, "put item")
 	}
-	return in.result(t, key, allOld(in.ReturnValues, old), writeUnits(old.Size(), in.Item.Size()), indexWriteUnits(t, old, in.Item)), nil
+	return in.result(t, coll, in.Item, allOld(in.ReturnValues, old), writeUnits(old.Size(), in.Item.Size()), indexWriteUnits(t, old, in.Item)), nil
 }
 
 func (a *API) getItem(ctx context.Context, r *Request) (any, error) {
@@ -156,6 +162,10 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 	if err := checkKey(t, in.Key); err != nil {
 		return nil, err
 	}
+	coll, err := a.collectionOf(ctx, t, in.Key)
+	if err != nil {
+		return nil, err
+	}
 	old, err := a.store.ItemWrite(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {
 		if err := in.guard(cond, old); err != nil {
 			return nil, err
@@ -165,26 +175,7 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, storeErr(err, "delete item")
 	}
-	return in.result(t, in.Key, allOld(in.ReturnValues, old), writeUnits(old.Size(), 0), indexWriteUnits(t, old, nil)), nil
-}
-
-// addCollectionMetrics adds ItemCollectionMetrics for tables with local
-// secondary indexes when the client asked for SIZE.
-func addCollectionMetrics(out map[string]any, t *store.Table, mode *string, key attr.Item) {
-	if !is(mode, "SIZE") {
-		return
-	}
-	hasLSI := false
-	for _, ix := range t.Indexes {
-		hasLSI = hasLSI || !ix.Global
-	}
-	if !hasLSI {
-		return
-	}
-	out["ItemCollectionMetrics"] = map[string]any{
-		"ItemCollectionKey":   attr.Item{t.Hash.Name: key[t.Hash.Name]},
-		"SizeEstimateRangeGB": []float64{0, 1},
-	}
+	return in.result(t, coll, nil, allOld(in.ReturnValues, old), writeUnits(old.Size(), 0), indexWriteUnits(t, old, nil)), nil
 }
 
 // allOld is the item a PutItem or DeleteItem returns: the old one for

@@ -47,6 +47,10 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 			}
 		}
 	}
+	coll, err := a.collectionOf(ctx, t, in.Key)
+	if err != nil {
+		return nil, err
+	}
 	var cur attr.Item
 	old, err := a.store.ItemWrite(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {
 		if err := in.guard(cond, old); err != nil {
@@ -67,6 +71,9 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 		}
 		if next.Size() > attr.MaxItemSize {
 			return nil, ValidationError("Item size to update has exceeded the maximum allowed size")
+		}
+		if err := coll.check(next); err != nil {
+			return nil, err
 		}
 		cur = next
 		return next, nil
@@ -91,5 +98,5 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 	case "UPDATED_NEW":
 		ret = expr.ProjectPaths(cur, paths)
 	}
-	return in.result(t, in.Key, ret, writeUnits(old.Size(), cur.Size()), indexWriteUnits(t, old, cur)), nil
+	return in.result(t, coll, cur, ret, writeUnits(old.Size(), cur.Size()), indexWriteUnits(t, old, cur)), nil
 }
