@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
@@ -115,10 +116,18 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 		c.add(in.BillingMode, "billingMode", "Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]")
 	}
 	checkThroughput(&c, in.ProvisionedThroughput, "provisionedThroughput")
-	if err := c.err(); err != nil {
+	for i, d := range in.AttributeDefinitions {
+		p := fmt.Sprintf("attributeDefinitions.%d.member", i+1)
+		c.notNull(d.AttributeName != nil, p+".attributeName")
+		c.notNull(d.AttributeType != nil, p+".attributeType")
+		if d.AttributeType != nil && !oneOf(*d.AttributeType, "B", "N", "S") {
+			c.add(d.AttributeType, p+".attributeType", "Member must satisfy enum value set: [B, N, S]")
+		}
+	}
+	if err := checkIndexUpdates(&c, in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
 	}
-	if in.BillingMode == nil && in.ProvisionedThroughput == nil {
+	if in.BillingMode == nil && in.ProvisionedThroughput == nil && len(in.GlobalSecondaryIndexUpdates) == 0 {
 		return nil, ValidationError("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 	}
 	if in.ProvisionedThroughput != nil {
@@ -126,11 +135,17 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 			return nil, err
 		}
 	}
+	var created []string
 	t, err := a.store.TableUpdate(ctx, *in.TableName, func(t *store.Table) error {
 		if t.Status != store.StatusActive {
 			return ResourceInUseError("Table is being created, updated, or deleted: " + t.Name)
 		}
-		return applyBilling(t, &in)
+		if err := applyBilling(t, &in); err != nil {
+			return err
+		}
+		var err error
+		created, err = applyIndexUpdates(t, &in, a.opts.IndexPropagation)
+		return err
 	})
 	if err != nil {
 		var apiErr *Error
@@ -139,11 +154,16 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 		}
 		return nil, storeErr(err, "table update")
 	}
+	if err := a.startBuilds(ctx, t, created); err != nil {
+		return nil, err
+	}
 	items, size, err := a.store.TableStats(ctx, t)
 	if err != nil {
 		return nil, storeErr(err, "table stats")
 	}
-	return map[string]any{"TableDescription": describe(t, r.Region, items, size)}, nil
+	d := describe(t, r.Region, items, size)
+	describeUpdating(d, len(in.GlobalSecondaryIndexUpdates) > 0)
+	return map[string]any{"TableDescription": d}, nil
 }
 
 // applyBilling changes billing mode and provisioned throughput as the

@@ -50,8 +50,22 @@ type listTablesInput struct {
 }
 
 type updateTableInput struct {
-	TableName             *string                `json:"TableName"`
-	AttributeDefinitions  []attributeDefinition  `json:"AttributeDefinitions"`
-	BillingMode           *string                `json:"BillingMode"`
-	ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+	TableName                   *string                `json:"TableName"`
+	AttributeDefinitions        []attributeDefinition  `json:"AttributeDefinitions"`
+	BillingMode                 *string                `json:"BillingMode"`
+	ProvisionedThroughput       *provisionedThroughput `json:"ProvisionedThroughput"`
+	GlobalSecondaryIndexUpdates []gsiUpdate            `json:"GlobalSecondaryIndexUpdates"`
+}
+
+// gsiUpdate is one member of GlobalSecondaryIndexUpdates: exactly one of
+// Create, Delete and Update.
+type gsiUpdate struct {
+	Create *secondaryIndex `json:"Create"`
+	Delete *struct {
+		IndexName *string `json:"IndexName"`
+	} `json:"Delete"`
+	Update *struct {
+		IndexName             *string                `json:"IndexName"`
+		ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+	} `json:"Update"`
 }

@@ -1,0 +1,208 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// msgOneOnlineIndex is the service's refusal of a second index change while
+// one is in progress, or of two in one request.
+const msgOneOnlineIndex = "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+
+// checkIndexUpdates applies the member constraints of GlobalSecondaryIndexUpdates
+// and refuses more than one Create or Delete in a request.
+func checkIndexUpdates(c *constraintErrors, ups []gsiUpdate) error {
+	changes := 0
+	for i, u := range ups {
+		p := fmt.Sprintf("globalSecondaryIndexUpdates.%d.member", i+1)
+		switch {
+		case u.Create != nil:
+			changes++
+			checkIndexMembers(c, *u.Create, p+".create")
+			checkThroughput(c, u.Create.ProvisionedThroughput, p+".create.provisionedThroughput")
+		case u.Delete != nil:
+			changes++
+			checkName(c, u.Delete.IndexName, p+".delete.indexName", true)
+		case u.Update != nil:
+			checkName(c, u.Update.IndexName, p+".update.indexName", true)
+			c.notNull(u.Update.ProvisionedThroughput != nil, p+".update.provisionedThroughput")
+			checkThroughput(c, u.Update.ProvisionedThroughput, p+".update.provisionedThroughput")
+		}
+	}
+	if err := c.err(); err != nil {
+		return err
+	}
+	if changes > 1 {
+		return LimitExceededError(msgOneOnlineIndex)
+	}
+	return nil
+}
+
+// applyIndexUpdates changes the table's global secondary indexes under the
+// catalog lock TableUpdate holds: a Create adds the index as CREATING (its
+// build starts once this commits), a Delete removes it at once, an Update
+// changes its throughput. It returns the names of the indexes created.
+func applyIndexUpdates(t *store.Table, in *updateTableInput, propagation string) ([]string, error) {
+	building := ""
+	for _, ix := range t.Indexes {
+		if ix.Global && ix.Status == store.StatusCreating {
+			building = ix.Name
+		}
+	}
+	var created []string
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		switch {
+		case u.Create != nil:
+			if building != "" {
+				return nil, LimitExceededError(msgOneOnlineIndex)
+			}
+			ix, err := createIndex(t, u.Create, in.AttributeDefinitions, propagation)
+			if err != nil {
+				return nil, err
+			}
+			t.Indexes = append(t.Indexes, *ix)
+			created = append(created, ix.Name)
+		case u.Delete != nil:
+			name := *u.Delete.IndexName
+			ix := t.Index(name)
+			if ix == nil || !ix.Global {
+				return nil, ResourceNotFoundError()
+			}
+			if building != "" && building != name {
+				return nil, LimitExceededError(msgOneOnlineIndex)
+			}
+			kept := t.Indexes[:0:0]
+			for _, other := range t.Indexes {
+				if other.Name != name {
+					kept = append(kept, other)
+				}
+			}
+			t.Indexes = kept
+			pruneAttributeDefinitions(t)
+		case u.Update != nil:
+			ix := t.Index(*u.Update.IndexName)
+			if ix == nil || !ix.Global {
+				return nil, ResourceNotFoundError()
+			}
+			if t.BillingMode == "PAY_PER_REQUEST" {
+				return nil, invalid("ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", ix.Name)
+			}
+			pt := u.Update.ProvisionedThroughput
+			if err := throughputBounds(pt); err != nil {
+				return nil, err
+			}
+			ix.Throughput.Read, ix.Throughput.Write = *pt.ReadCapacityUnits, *pt.WriteCapacityUnits
+		}
+	}
+	return created, nil
+}
+
+// createIndex validates a Create against the table, merging the request's
+// AttributeDefinitions into the table's.
+func createIndex(t *store.Table, ci *secondaryIndex, defsIn []attributeDefinition, propagation string) (*store.Index, error) {
+	name := *ci.IndexName
+	if t.Index(name) != nil {
+		return nil, ValidationError("Attempting to create an index which already exists")
+	}
+	defs := map[string]attr.Type{}
+	var defNames []string
+	for _, d := range t.AttributeDefinitions {
+		defs[d.Name] = d.Type
+		defNames = append(defNames, d.Name)
+	}
+	for _, d := range defsIn {
+		typ := attr.TypeFromName(*d.AttributeType)
+		if old, ok := defs[*d.AttributeName]; ok {
+			if old != typ {
+				return nil, invalid("Cannot change the type of an existing attribute definition: %s", *d.AttributeName)
+			}
+			continue
+		}
+		defs[*d.AttributeName] = typ
+		defNames = append(defNames, *d.AttributeName)
+	}
+	ix, err := buildIndex(*ci, true, defs, defNames, t.BillingMode == "PAY_PER_REQUEST")
+	if err != nil {
+		return nil, err
+	}
+	global := 0
+	for _, other := range t.Indexes {
+		if other.Global {
+			global++
+		}
+	}
+	if global >= 20 {
+		return nil, LimitExceededError("Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of 20")
+	}
+	ix.Status = store.StatusCreating
+	ix.Propagation = propagation
+	for _, n := range []*store.KeyAttr{&ix.Hash, ix.Range} {
+		if n != nil && !hasDefinition(t, n.Name) {
+			t.AttributeDefinitions = append(t.AttributeDefinitions, *n)
+		}
+	}
+	return ix, nil
+}
+
+func hasDefinition(t *store.Table, name string) bool {
+	for _, d := range t.AttributeDefinitions {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// pruneAttributeDefinitions drops definitions no key of the table or of its
+// remaining indexes uses, as the service does when an index goes away.
+func pruneAttributeDefinitions(t *store.Table) {
+	used := map[string]bool{t.Hash.Name: true}
+	if t.Range != nil {
+		used[t.Range.Name] = true
+	}
+	for _, ix := range t.Indexes {
+		used[ix.Hash.Name] = true
+		if ix.Range != nil {
+			used[ix.Range.Name] = true
+		}
+	}
+	kept := t.AttributeDefinitions[:0:0]
+	for _, d := range t.AttributeDefinitions {
+		if used[d.Name] {
+			kept = append(kept, d)
+		}
+	}
+	t.AttributeDefinitions = kept
+}
+
+// startBuilds hands the created indexes to the store's builder. A store
+// that cannot start one now leaves it CREATING for its recovery to finish.
+func (a *API) startBuilds(ctx context.Context, t *store.Table, created []string) error {
+	if len(created) == 0 {
+		return nil
+	}
+	b, ok := a.store.(store.IndexBuilder)
+	if !ok {
+		return fmt.Errorf("store %T cannot build indexes online", a.store)
+	}
+	sort.Strings(created)
+	for _, name := range created {
+		if err := b.IndexBuildStart(ctx, t, name); err != nil {
+			a.log.Warn("index build not started; recovery will finish it", "table", t.Name, "index", name, "err", err)
+		}
+	}
+	return nil
+}
+
+// describeUpdating renders UpdateTable's answer: the service reports the
+// table UPDATING while an index change it started is in progress.
+func describeUpdating(d *tableDescription, changed bool) {
+	if changed && !strings.EqualFold(d.TableStatus, store.StatusDeleting) {
+		d.TableStatus = store.StatusUpdating
+	}
+}
