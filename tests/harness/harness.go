@@ -70,7 +70,11 @@ type Server struct {
 	URL     string // http://127.0.0.1:PORT
 	cmd     *exec.Cmd
 	logs    *bytesBuffer
-	mu      sync.Mutex
+	// transport pools this server's connections only: with the shared
+	// default transport, a connection kept from a server that was killed
+	// could be reused for a later server that got the same port.
+	transport *http.Transport
+	mu        sync.Mutex
 }
 
 // Start runs dynamopg on a fresh database of the backend ("sqlite" or
@@ -116,9 +120,10 @@ func (s *Server) start(t testing.TB, extraArgs ...string) {
 	}
 	s.cmd = cmd
 	s.URL = "http://" + addr
+	s.transport = http.DefaultTransport.(*http.Transport).Clone()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(s.URL + "/health")
+		resp, err := (&http.Client{Transport: s.transport}).Get(s.URL + "/health")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
@@ -151,6 +156,7 @@ func (s *Server) Stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
+	defer s.transport.CloseIdleConnections()
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { _ = s.cmd.Wait(); close(done) }()
@@ -168,6 +174,7 @@ func (s *Server) Kill() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
+	defer s.transport.CloseIdleConnections()
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	s.cmd = nil
@@ -186,7 +193,7 @@ func (s *Server) Client(opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	cfg := aws.Config{
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
-		HTTPClient:  &http.Client{Timeout: 60 * time.Second},
+		HTTPClient:  &http.Client{Transport: s.transport, Timeout: 60 * time.Second},
 	}
 	all := append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(s.URL)
