@@ -22,6 +22,7 @@ type batchGetTable struct {
 	Keys                 []attr.Item `json:"Keys"`
 	ProjectionExpression *string     `json:"ProjectionExpression"`
 	ConsistentRead       *bool       `json:"ConsistentRead"`
+	AttributesToGet      []string    `json:"AttributesToGet"`
 }
 
 type batchGetInput struct {
@@ -84,6 +85,7 @@ func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
 		} else if k > maxBatchGetKeys {
 			c.add(strp(fmt.Sprintf("[%d keys]", k)), "requestItems."+n+".member.keys", "Member must have length less than or equal to 100")
 		}
+		checkAttributesToGet(&c, in.RequestItems[n].AttributesToGet, "requestItems."+n+".member.attributesToGet")
 	}
 	if err := c.err(); err != nil {
 		return nil, err
@@ -103,11 +105,20 @@ func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
 	plans := make([]plan, 0, len(names))
 	for _, n := range names {
 		req := in.RequestItems[n]
+		if err := checkMixing([]param{{"AttributesToGet", req.AttributesToGet != nil}}, []param{{"ProjectionExpression", req.ProjectionExpression != nil}}); err != nil {
+			return nil, err
+		}
+		if err := checkDuplicateNames(req.AttributesToGet); err != nil {
+			return nil, err
+		}
 		ectx, err := exprContext(req.exprParams, req.ProjectionExpression != nil)
 		if err != nil {
 			return nil, err
 		}
 		var proj *expr.Projection
+		if req.AttributesToGet != nil {
+			proj = expr.ProjectionOf(req.AttributesToGet)
+		}
 		if req.ProjectionExpression != nil {
 			if proj, err = expr.ParseProjection(*req.ProjectionExpression, ectx); err != nil {
 				return nil, exprErr(err)
@@ -166,6 +177,9 @@ func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
 			u := map[string]any{"Keys": left}
 			if p.req.ProjectionExpression != nil {
 				u["ProjectionExpression"] = *p.req.ProjectionExpression
+			}
+			if p.req.AttributesToGet != nil {
+				u["AttributesToGet"] = p.req.AttributesToGet
 			}
 			if p.req.ExpressionAttributeNames != nil {
 				u["ExpressionAttributeNames"] = p.req.ExpressionAttributeNames

@@ -49,6 +49,9 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 	if err := in.check(in.Item != nil, "item"); err != nil {
 		return nil, err
 	}
+	if err := in.checkLegacy(false, false); err != nil {
+		return nil, err
+	}
 	if in.ReturnValues != nil && !oneOf(*in.ReturnValues, "NONE", "ALL_OLD") {
 		return nil, ValidationError("ReturnValues can only be ALL_OLD or NONE")
 	}
@@ -98,7 +101,14 @@ func (a *API) getItem(ctx context.Context, r *Request) (any, error) {
 	checkName(&c, in.TableName, "tableName", true)
 	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
 	c.notNull(in.Key != nil, "key")
+	checkAttributesToGet(&c, in.AttributesToGet, "attributesToGet")
 	if err := c.err(); err != nil {
+		return nil, err
+	}
+	if err := checkMixing([]param{{"AttributesToGet", in.AttributesToGet != nil}}, []param{{"ProjectionExpression", in.ProjectionExpression != nil}}); err != nil {
+		return nil, err
+	}
+	if err := checkDuplicateNames(in.AttributesToGet); err != nil {
 		return nil, err
 	}
 	ectx, err := exprContext(in.exprParams, in.ProjectionExpression != nil)
@@ -106,6 +116,9 @@ func (a *API) getItem(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	var proj *expr.Projection
+	if in.AttributesToGet != nil {
+		proj = expr.ProjectionOf(in.AttributesToGet)
+	}
 	if in.ProjectionExpression != nil {
 		if proj, err = expr.ParseProjection(*in.ProjectionExpression, ectx); err != nil {
 			return nil, exprErr(err)
@@ -146,6 +159,9 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	if err := in.check(in.Key != nil, "key"); err != nil {
+		return nil, err
+	}
+	if err := in.checkLegacy(false, false); err != nil {
 		return nil, err
 	}
 	if in.ReturnValues != nil && !oneOf(*in.ReturnValues, "NONE", "ALL_OLD") {

@@ -21,6 +21,9 @@ type writeOptions struct {
 	ReturnConsumedCapacity              *string `json:"ReturnConsumedCapacity"`
 	ReturnItemCollectionMetrics         *string `json:"ReturnItemCollectionMetrics"`
 	ReturnValuesOnConditionCheckFailure *string `json:"ReturnValuesOnConditionCheckFailure"`
+	// The legacy conditions (see legacy.go).
+	Expected            map[string]legacyCondition `json:"Expected"`
+	ConditionalOperator *string                    `json:"ConditionalOperator"`
 }
 
 type putItemInput struct {
@@ -35,6 +38,7 @@ type getItemInput struct {
 	ProjectionExpression   *string   `json:"ProjectionExpression"`
 	ConsistentRead         *bool     `json:"ConsistentRead"`
 	ReturnConsumedCapacity *string   `json:"ReturnConsumedCapacity"`
+	AttributesToGet        []string  `json:"AttributesToGet"`
 }
 
 type deleteItemInput struct {
@@ -46,6 +50,8 @@ type updateItemInput struct {
 	writeOptions
 	Key              attr.Item `json:"Key"`
 	UpdateExpression *string   `json:"UpdateExpression"`
+	// AttributeUpdates is the legacy form of the update (see legacy.go).
+	AttributeUpdates map[string]attributeValueUpdate `json:"AttributeUpdates"`
 }
 
 // The enum sets as the service lists them in its constraint messages.

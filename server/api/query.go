@@ -15,23 +15,39 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 	}
 	var c constraintErrors
 	in.checkMembers(&c)
+	checkConditionMembers(&c, in.KeyConditions, "keyConditions", true)
+	checkConditionMembers(&c, in.QueryFilter, "queryFilter", true)
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	if err := checkSelect(in.Select, in.ProjectionExpression != nil, in.IndexName, true); err != nil {
+	if err := in.checkLegacy(true); err != nil {
 		return nil, err
 	}
-	if in.KeyConditionExpression == nil {
+	if err := checkSelect(in.Select, in.ProjectionExpression != nil || in.AttributesToGet != nil, in.IndexName, true, in.projectionParam()); err != nil {
+		return nil, err
+	}
+	if in.KeyConditionExpression == nil && in.KeyConditions == nil {
 		return nil, ValidationError("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
 	var conds []keyCond
-	filter, proj, err := in.parseExprs(true, func(ectx *expr.Context) error {
+	usesExpr := in.KeyConditionExpression != nil || in.FilterExpression != nil || in.ProjectionExpression != nil
+	filter, proj, err := in.parseExprs(usesExpr, func(ectx *expr.Context) error {
+		if in.KeyConditionExpression == nil {
+			return nil
+		}
 		var err error
 		conds, err = parseKeyCondition(*in.KeyConditionExpression, ectx)
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	legacyKeys := in.KeyConditions != nil
+	if legacyKeys {
+		if err := in.checkKeyConditions(); err != nil {
+			return nil, err
+		}
+		conds = keyConditionsOf(in.KeyConditions)
 	}
 	var hash attr.Value
 	var rng *store.RangeCond
@@ -41,6 +57,12 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 			hashKey, rangeKey = ix.Hash, ix.Range
 		}
 		var err error
+		if legacyKeys {
+			if hash, rng, err = matchLegacyKeyConditions(conds, hashKey, rangeKey); err != nil {
+				return err
+			}
+			return checkFilterKeys(in.QueryFilter, hashKey, rangeKey)
+		}
 		hash, rng, err = matchKeyConditions(conds, hashKey, rangeKey)
 		return err
 	})

@@ -60,9 +60,22 @@ func needsBase(t *store.Table, ix *store.Index, sel *string, proj *expr.Projecti
 
 // checkSelect applies the service's rules between Select, the projection and
 // the index, which do not need the table.
-func checkSelect(sel *string, hasProjection bool, indexName *string, isQuery bool) error {
+// projParam names the projection the request used in the texts
+// (ProjectionExpression or AttributesToGet).
+func checkSelect(sel *string, hasProjection bool, indexName *string, isQuery bool, projParam string) error {
 	if sel == nil {
 		return nil
+	}
+	if projParam != "ProjectionExpression" && hasProjection && !is(sel, "SPECIFIC_ATTRIBUTES") && (*sel != "ALL_PROJECTED_ATTRIBUTES" || indexName != nil) {
+		what := *sel
+		if what == "COUNT" {
+			what = "only the Count"
+		}
+		msg := "Cannot specify the " + projParam + " when choosing to get " + what
+		if isQuery {
+			msg = "1 validation error detected: " + msg
+		}
+		return ValidationError("%s", msg)
 	}
 	switch *sel {
 	case "COUNT":
@@ -236,6 +249,8 @@ func (in *queryInput) checkMembers(c *constraintErrors) {
 	checkEnum(c, in.Select, "select", enumSelect)
 	checkLimit(c, in.Limit)
 	checkEnum(c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	checkAttributesToGet(c, in.AttributesToGet, "attributesToGet")
+	checkEnum(c, in.ConditionalOperator, "conditionalOperator", enumConditionalOperator)
 }
 
 // parseExprs builds the expression context and parses the filter and
@@ -258,6 +273,14 @@ func (in *queryInput) parseExprs(usesExpr bool, parseMore func(*expr.Context) er
 	}
 	if err := ectx.CheckUnused(); err != nil {
 		return nil, nil, exprErr(err)
+	}
+	// The legacy filter and projection (checkLegacy refused them beside
+	// expressions).
+	if f := in.legacyFilter(); f != nil {
+		filter = legacyConditionOf(f, in.ConditionalOperator)
+	}
+	if in.AttributesToGet != nil {
+		proj = expr.ProjectionOf(in.AttributesToGet)
 	}
 	return filter, proj, nil
 }

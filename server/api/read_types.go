@@ -17,6 +17,12 @@ type queryInput struct {
 	ReturnConsumedCapacity *string   `json:"ReturnConsumedCapacity"`
 	Segment                *int64    `json:"Segment"`       // Scan only
 	TotalSegments          *int64    `json:"TotalSegments"` // Scan only
+	// The legacy parameters (see legacy.go).
+	AttributesToGet     []string                   `json:"AttributesToGet"`
+	KeyConditions       map[string]legacyCondition `json:"KeyConditions"` // Query only
+	QueryFilter         map[string]legacyCondition `json:"QueryFilter"`   // Query only
+	ScanFilter          map[string]legacyCondition `json:"ScanFilter"`    // Scan only
+	ConditionalOperator *string                    `json:"ConditionalOperator"`
 }
 
 var enumSelect = []string{"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"}

@@ -30,7 +30,11 @@ func (a *API) scan(ctx context.Context, r *Request) (any, error) {
 			c.add(strp(itoa(*in.TotalSegments)), "totalSegments", "Member must have value less than or equal to 1000000")
 		}
 	}
+	checkConditionMembers(&c, in.ScanFilter, "scanFilter", true)
 	if err := c.err(); err != nil {
+		return nil, err
+	}
+	if err := in.checkLegacy(false); err != nil {
 		return nil, err
 	}
 	segment, total := 0, 1
@@ -45,7 +49,7 @@ func (a *API) scan(ctx context.Context, r *Request) (any, error) {
 		}
 		segment, total = int(*in.Segment), int(*in.TotalSegments)
 	}
-	if err := checkSelect(in.Select, in.ProjectionExpression != nil, in.IndexName, false); err != nil {
+	if err := checkSelect(in.Select, in.ProjectionExpression != nil || in.AttributesToGet != nil, in.IndexName, false, in.projectionParam()); err != nil {
 		return nil, err
 	}
 	filter, proj, err := in.parseExprs(in.FilterExpression != nil || in.ProjectionExpression != nil, nil)

@@ -15,15 +15,34 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 	if err := in.check(in.Key != nil, "key"); err != nil {
 		return nil, err
 	}
-	var upd *expr.Update
+	var c constraintErrors
+	checkAttributeUpdateMembers(&c, in.AttributeUpdates)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	if err := in.checkLegacy(in.AttributeUpdates != nil, in.UpdateExpression != nil); err != nil {
+		return nil, err
+	}
+	if err := validateAttributeUpdates(in.AttributeUpdates); err != nil {
+		return nil, err
+	}
+	// upd is the UpdateExpression or the legacy AttributeUpdates, if any.
+	var upd interface {
+		Apply(attr.Item) (attr.Item, error)
+		Paths() []expr.Path
+	}
+	if in.AttributeUpdates != nil {
+		upd = legacyUpdateOf(in.AttributeUpdates)
+	}
 	cond, err := in.prepare(in.UpdateExpression != nil, func(ectx *expr.Context) error {
 		if in.UpdateExpression == nil {
 			return nil
 		}
-		var err error
-		if upd, err = expr.ParseUpdate(*in.UpdateExpression, ectx); err != nil {
+		u, err := expr.ParseUpdate(*in.UpdateExpression, ectx)
+		if err != nil {
 			return exprErr(err)
 		}
+		upd = u
 		return nil
 	})
 	if err != nil {

@@ -25,6 +25,8 @@ func (w *writeOptions) check(present bool, member string) error {
 	checkEnum(&c, w.ReturnItemCollectionMetrics, "returnItemCollectionMetrics", enumReturnMetrics)
 	checkEnum(&c, w.ReturnValuesOnConditionCheckFailure, "returnValuesOnConditionCheckFailure", enumReturnOnConditon)
 	c.notNull(present, member)
+	checkEnum(&c, w.ConditionalOperator, "conditionalOperator", enumConditionalOperator)
+	checkConditionMembers(&c, w.Expected, "expected", false)
 	if err := c.err(); err != nil {
 		return err
 	}
@@ -33,8 +35,12 @@ func (w *writeOptions) check(present bool, member string) error {
 
 // prepare builds the expression context and parses the ConditionExpression
 // (and, for UpdateItem, the UpdateExpression through parseMore), then checks
-// that every placeholder was used.
+// that every placeholder was used. A legacy Expected is validated first and
+// becomes the condition (checkLegacy has refused it beside expressions).
 func (w *writeOptions) prepare(usesMore bool, parseMore func(*expr.Context) error) (*expr.Condition, error) {
+	if err := validateExpected(w.Expected); err != nil {
+		return nil, err
+	}
 	ectx, err := exprContext(w.exprParams, w.ConditionExpression != nil || usesMore)
 	if err != nil {
 		return nil, err
@@ -50,6 +56,9 @@ func (w *writeOptions) prepare(usesMore bool, parseMore func(*expr.Context) erro
 	}
 	if err := ectx.CheckUnused(); err != nil {
 		return nil, exprErr(err)
+	}
+	if w.Expected != nil {
+		cond = legacyConditionOf(w.Expected, w.ConditionalOperator)
 	}
 	return cond, nil
 }
