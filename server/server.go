@@ -89,7 +89,7 @@ func (s *Server) handle(c echo.Context) (err error) {
 	}
 	op := strings.TrimPrefix(target, dynamoTarget)
 	start := time.Now()
-	out, err := s.api.Call(req.Context(), op, &api.Request{Body: body, Region: regionOf(req)})
+	out, err := s.api.Call(req.Context(), op, &api.Request{Body: body, Region: regionOf(req), Host: req.Host})
 	if err != nil {
 		var apiErr *api.Error
 		if !errors.As(err, &apiErr) || apiErr == nil {

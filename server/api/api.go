@@ -40,6 +40,8 @@ type handler func(ctx context.Context, r *Request) (any, error)
 type Request struct {
 	Body   []byte
 	Region string
+	// Host is the address the client reached this server at (DescribeEndpoints).
+	Host string
 }
 
 // New returns the API over st.
@@ -64,6 +66,13 @@ func New(st store.Store, log *slog.Logger, opts Options) *API {
 		"BatchWriteItem":     a.batchWriteItem,
 		"TransactWriteItems": a.transactWriteItems,
 		"TransactGetItems":   a.transactGetItems,
+		"TagResource":        a.tagResource,
+		"UntagResource":      a.untagResource,
+		"ListTagsOfResource": a.listTagsOfResource,
+		"UpdateTimeToLive":   a.updateTimeToLive,
+		"DescribeTimeToLive": a.describeTimeToLive,
+		"DescribeLimits":     a.describeLimits,
+		"DescribeEndpoints":  a.describeEndpoints,
 	}
 	return a
 }

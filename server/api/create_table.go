@@ -26,6 +26,9 @@ func (a *API) createTable(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := applyCreateOptions(t, &in, r.Region); err != nil {
+		return nil, err
+	}
 	for i := range t.Indexes {
 		t.Indexes[i].Propagation = a.opts.IndexPropagation
 	}
@@ -71,6 +74,7 @@ func checkCreateTableMembers(in *createTableInput) error {
 		checkIndexMembers(&c, ix, p)
 		checkThroughput(&c, ix.ProvisionedThroughput, p+".provisionedThroughput")
 	}
+	checkOptionMembers(&c, &in.tableOptionsInput)
 	if err := c.err(); err != nil {
 		return err
 	}

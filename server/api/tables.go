@@ -92,6 +92,9 @@ func (a *API) deleteTable(ctx context.Context, r *Request) (any, error) {
 	if t.Status == store.StatusCreating || t.Status == store.StatusUpdating {
 		return nil, ResourceInUseError("Table is being created, updated, or deleted: " + name)
 	}
+	if deletionProtected(t) {
+		return nil, ValidationError(msgDeletionProtected)
+	}
 	items, size, err := a.store.TableStats(ctx, t)
 	if err != nil {
 		return nil, storeErr(err, "table stats")
@@ -116,6 +119,7 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 		c.add(in.BillingMode, "billingMode", "Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]")
 	}
 	checkThroughput(&c, in.ProvisionedThroughput, "provisionedThroughput")
+	checkOptionMembers(&c, &in.tableOptionsInput)
 	for i, d := range in.AttributeDefinitions {
 		p := fmt.Sprintf("attributeDefinitions.%d.member", i+1)
 		c.notNull(d.AttributeName != nil, p+".attributeName")
@@ -127,8 +131,11 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 	if err := checkIndexUpdates(&c, in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
 	}
-	if in.BillingMode == nil && in.ProvisionedThroughput == nil && len(in.GlobalSecondaryIndexUpdates) == 0 {
-		return nil, ValidationError("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+	if in.BillingMode == nil && in.ProvisionedThroughput == nil && len(in.GlobalSecondaryIndexUpdates) == 0 && !in.hasOptionUpdate() {
+		return nil, ValidationError("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates, SSESpecification, ReplicaUpdates, MultiAccountReplicaReady, ReplicaTransitRoleArn, MultiRegionConsistency, DeletionProtectionEnabled, OnDemandThroughput, WarmThroughput or TableClass is required")
+	}
+	if err := checkUpdateComposition(&in); err != nil {
+		return nil, err
 	}
 	if in.ProvisionedThroughput != nil {
 		if err := throughputBounds(in.ProvisionedThroughput); err != nil {
@@ -141,6 +148,9 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 			return ResourceInUseError("Table is being created, updated, or deleted: " + t.Name)
 		}
 		if err := applyBilling(t, &in); err != nil {
+			return err
+		}
+		if err := applyUpdateOptions(t, &in, r.Region); err != nil {
 			return err
 		}
 		var err error

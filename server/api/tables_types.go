@@ -38,6 +38,8 @@ type createTableInput struct {
 	GlobalSecondaryIndexes []secondaryIndex       `json:"GlobalSecondaryIndexes"`
 	BillingMode            *string                `json:"BillingMode"`
 	ProvisionedThroughput  *provisionedThroughput `json:"ProvisionedThroughput"`
+	tableOptionsInput
+	Tags []tagInput `json:"Tags"`
 }
 
 type tableNameInput struct {
@@ -55,6 +57,7 @@ type updateTableInput struct {
 	BillingMode                 *string                `json:"BillingMode"`
 	ProvisionedThroughput       *provisionedThroughput `json:"ProvisionedThroughput"`
 	GlobalSecondaryIndexUpdates []gsiUpdate            `json:"GlobalSecondaryIndexUpdates"`
+	tableOptionsInput
 }
 
 // gsiUpdate is one member of GlobalSecondaryIndexUpdates: exactly one of
