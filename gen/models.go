@@ -8,6 +8,48 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type DynamopgIndexBuild struct {
+	IndexID        int64
+	TableID        int64
+	IndexName      string
+	Phase          string
+	RowsDone       int64
+	CurrentKey     []byte
+	Pages          int64
+	Retries        int64
+	BarrierMs      pgtype.Int4
+	BarrierRetries int32
+	Owner          pgtype.Text
+	CreatedAt      pgtype.Timestamptz
+	StartedAt      pgtype.Timestamptz
+	HeartbeatAt    pgtype.Timestamptz
+	FinishedAt     pgtype.Timestamptz
+	LastError      pgtype.Text
+	Attempts       int32
+	NextAttemptAt  pgtype.Timestamptz
+}
+
+type DynamopgIndexBuildStatus struct {
+	TableName      pgtype.Text
+	IndexName      string
+	Phase          string
+	RowsDone       int64
+	CurrentKey     []byte
+	Pages          int64
+	Retries        int64
+	BarrierMs      pgtype.Int4
+	BarrierRetries int32
+	Owner          pgtype.Text
+	StartedAt      pgtype.Timestamptz
+	HeartbeatAt    pgtype.Timestamptz
+	FinishedAt     pgtype.Timestamptz
+	LastError      pgtype.Text
+	Attempts       int32
+	NextAttemptAt  pgtype.Timestamptz
+	TableID        int64
+	IndexID        int64
+}
+
 type DynamopgIndexQueue struct {
 	ID            int64
 	TableID       int64

@@ -8,3 +8,5 @@
 {{ template "functions/items.sql" . }}
 {{ template "functions/queue.sql" . }}
 {{ template "functions/read.sql" . }}
+{{ template "functions/build.sql" . }}
+{{ template "functions/drop.sql" . }}

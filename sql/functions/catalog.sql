@@ -3,7 +3,10 @@
 
 -- table_def returns a table's catalog JSON, locked FOR KEY SHARE when p_lock
 -- (item writers: holds off TableUpdate and TableDelete until they commit), or
--- raises undefined_table when the table is not in the catalog.
+-- raises undefined_table when the table is not in the catalog or is DELETING
+-- (drop.sql): item operations never touch a table being dropped. The status
+-- test comes before the lock, so a DELETING row is not locked (and the drop's
+-- wait for writers in flight is not prolonged by writers that bounce off).
 CREATE OR REPLACE FUNCTION dynamopg.table_def(p_table bigint, p_lock boolean)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
@@ -11,12 +14,14 @@ DECLARE
     v_def jsonb;
 BEGIN
     IF p_lock THEN
-        SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table FOR KEY SHARE;
+        SELECT t.def INTO v_def FROM dynamopg.tables t
+         WHERE t.id = p_table AND t.status <> 'DELETING' FOR KEY SHARE;
     ELSE
-        SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table;
+        SELECT t.def INTO v_def FROM dynamopg.tables t
+         WHERE t.id = p_table AND t.status <> 'DELETING';
     END IF;
     IF v_def IS NULL THEN
-        RAISE EXCEPTION 'dynamopg: table % not found', p_table
+        RAISE EXCEPTION 'dynamopg: table % not found (or DELETING)', p_table
             USING ERRCODE = 'undefined_table';
     END IF;
     RETURN v_def;

@@ -120,8 +120,11 @@ BEGIN
     SELECT array_agg(q.id) INTO v_ids
       FROM dynamopg.index_queue q
      WHERE q.table_id = p_table AND q.key = p_key;
-    -- The index set, locked against TableUpdate and TableDelete.
-    SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table FOR KEY SHARE;
+    -- The index set, locked against TableUpdate and TableDelete. A DELETING
+    -- table (drop.sql) counts as gone: its rows are consumed, its data
+    -- tables not touched, and its catalog row not locked.
+    SELECT t.def INTO v_def FROM dynamopg.tables t
+     WHERE t.id = p_table AND t.status <> 'DELETING' FOR KEY SHARE;
     IF v_def IS NULL OR NOT dynamopg.has_async_index(v_def) THEN
         DELETE FROM dynamopg.index_queue q WHERE q.id = ANY (v_ids);
         RETURN false;

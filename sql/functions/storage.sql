@@ -88,10 +88,16 @@ BEGIN
 END;
 $$;
 
--- table_stats counts a table's items and sums their sizes.
+-- table_stats counts a table's items and sums their sizes (0 and 0 for a
+-- DELETING table, whose storage may be going).
 CREATE OR REPLACE FUNCTION dynamopg.table_stats(p_table bigint, OUT items bigint, OUT bytes bigint)
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF (SELECT t.status FROM dynamopg.tables t WHERE t.id = p_table) = 'DELETING' THEN
+        items := 0;
+        bytes := 0;
+        RETURN;
+    END IF;
     PERFORM dynamopg.table_def(p_table, false);
     EXECUTE format('SELECT count(*), coalesce(sum(size), 0)::bigint FROM dynamopg_data.%I',
                    't_' || p_table)

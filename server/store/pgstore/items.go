@@ -82,6 +82,7 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 	if err != nil {
 		return nil, retryable(err), wrap("item write", err)
 	}
+	runHook(&testHookAfterCatalogRead)
 	if old, err = decodeItem(raw); err != nil {
 		return nil, false, err
 	}
@@ -89,6 +90,7 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 	if err != nil {
 		return nil, false, err
 	}
+	runHook(&testHookBeforeStatement)
 	if err := s.itemStore(ctx, tx, t, keyJSON, old, nu); err != nil {
 		return nil, err == errLostInsert || retryable(err), wrap("item write", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -28,6 +29,16 @@ type Options struct {
 	// connection, outside the pool): DefaultWorkers when 0, none when
 	// negative (another process drains the queue).
 	Workers int
+	// SweepInterval is the interval of the sweeper, which finishes tables
+	// left DELETING and drops data tables no catalog row owns (drop.go); it
+	// also runs once at Open. DefaultSweepInterval when 0, no sweeper when
+	// negative.
+	SweepInterval time.Duration
+	// RecoveryInterval is how often the index build recovery worker looks
+	// for CREATING indexes no build runs (build_recovery.go): the setting
+	// recovery_interval_ms (default 60 s) when 0, no worker when negative.
+	// It also makes a pass as soon as Open starts it.
+	RecoveryInterval time.Duration
 }
 
 // DefaultWorkers is the number of queue workers Open starts by default.
@@ -42,6 +53,18 @@ type Store struct {
 	// The queue workers Open started (see worker.go); Close stops them.
 	stopWorkers context.CancelFunc
 	workers     sync.WaitGroup
+
+	// The sweeper Open started (see drop.go); Close stops it. sweepMu
+	// serializes passes; orphansSeen holds the orphaned index tables the
+	// last pass saw.
+	stopSweeper context.CancelFunc
+	sweeper     sync.WaitGroup
+	sweepMu     sync.Mutex
+	orphansSeen map[string]bool
+
+	// The online index builds and their recovery worker (build.go,
+	// build_recovery.go); Close stops them.
+	builds builds
 }
 
 var _ store.Store = (*Store)(nil)
@@ -81,6 +104,15 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if n > 0 {
 		s.startWorkers(cfg.ConnConfig, n)
 	}
+	if iv := opts.SweepInterval; iv >= 0 {
+		if iv == 0 {
+			iv = DefaultSweepInterval
+		}
+		s.startSweeper(iv)
+	}
+	if opts.RecoveryInterval >= 0 {
+		s.startRecovery(opts.RecoveryInterval)
+	}
 	return s, nil
 }
 
@@ -90,7 +122,9 @@ func New(pool *pgxpool.Pool, log *slog.Logger) *Store {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Store{pool: pool, q: gen.New(), log: log.With("component", "pgstore")}
+	s := &Store{pool: pool, q: gen.New(), log: log.With("component", "pgstore")}
+	s.builds.init()
+	return s
 }
 
 // Pool returns the underlying pool (for tests and diagnostics).
@@ -104,8 +138,17 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the queue workers (waiting for them) and closes the pool.
+// Close stops the queue workers and the sweeper (waiting for them) and
+// closes the pool.
+//
+// The index builds stop first: their indexes stay CREATING, due at once for
+// the recovery worker of this or another process.
 func (s *Store) Close() {
+	s.builds.stop()
+	if s.stopSweeper != nil {
+		s.stopSweeper()
+		s.sweeper.Wait()
+	}
 	if s.stopWorkers != nil {
 		s.stopWorkers()
 		s.workers.Wait()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -75,17 +76,64 @@ func (s *Store) TableList(ctx context.Context, after string, limit int) ([]strin
 // lets fn change the description, stores it, and creates or drops the
 // storage of added or removed indexes, in one transaction. fn must not
 // change the table's ID or name; new indexes get IDs here.
+//
+// The lock is the barrier of an online index build (docs/index-build.md):
+// it waits out every write that read the old definition. It waits at most
+// build_barrier_lock_timeout_ms (a setting) at a time, so that it can cancel
+// an autovacuum and writers queued behind it wait no longer; a lock timeout
+// rolls back and is retried build_barrier_retries times, with growing
+// pauses in which writers proceed, then it is store.ErrConflict. A waiting
+// FOR UPDATE does not stop new FOR KEY SHARE lockers, so continuous writes
+// can starve it: the retries first lock dynamopg.tables IN EXCLUSIVE MODE
+// (the table lock every write's FOR KEY SHARE needs in ROW SHARE mode, in a
+// fair queue), so writes arriving meanwhile, to any table, wait behind
+// TableUpdate for at most that lock timeout plus its transaction. fn may
+// therefore run more than once.
 func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.Table) error) (*store.Table, error) {
-	var out *store.Table
-	var fnErr error
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := s.q.LockTimeoutSet(ctx, tx, gen.LockTimeoutSetParams{Timeout: ddlLockTimeout}); err != nil {
+	retries := -1 // read with the lock timeout, in the first attempt
+	for attempt := 0; ; attempt++ {
+		t, fnErr, err := s.tableUpdateOnce(ctx, name, fn, attempt, &retries)
+		if fnErr != nil {
+			return nil, fnErr
+		}
+		if err == nil {
+			return t, nil
+		}
+		if !(isCode(err, codeLockNotAvailable) || isCode(err, codeDeadlock)) || (retries >= 0 && attempt >= retries) {
+			return nil, wrap("table update", err)
+		}
+		s.log.WarnContext(ctx, "table update: catalog lock timeout, retrying", "table", name, "attempt", attempt+1)
+		select {
+		case <-ctx.Done():
+			return nil, wrap("table update", ctx.Err())
+		case <-time.After(time.Duration(attempt+1) * 250 * time.Millisecond):
+		}
+	}
+}
+
+// tableUpdateOnce is one transaction of TableUpdate; attempt counts the
+// lock timeouts before it (barrier_retries of the builds it records).
+func (s *Store) tableUpdateOnce(ctx context.Context, name string, fn func(t *store.Table) error, attempt int, retries *int) (out *store.Table, fnErr, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		set, err := s.q.BuildBarrierSettings(ctx, tx)
+		if err != nil {
 			return err
+		}
+		*retries = int(set.Retries)
+		lockStart := time.Now()
+		if attempt > 0 {
+			// New FOR KEY SHARE lockers do not queue behind a waiting FOR
+			// UPDATE; under continuous writes it can starve. Take the
+			// catalog table's lock first, whose queue is fair.
+			if err := s.q.BuildBarrierEscalate(ctx, tx); err != nil {
+				return err
+			}
 		}
 		def, err := s.q.TableGetForUpdate(ctx, tx, gen.TableGetForUpdateParams{Name: name})
 		if err != nil {
 			return err
 		}
+		barrier := time.Since(lockStart)
 		old, err := decodeTable(def)
 		if err != nil {
 			return err
@@ -126,6 +174,14 @@ func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.T
 				return err
 			}
 		}
+		for _, ix := range t.Indexes {
+			if ix.Status == store.StatusCreating && slices.Contains(added, ix.ID) {
+				if err := s.q.BuildRecord(ctx, tx, gen.BuildRecordParams{IndexID: ix.ID, TableID: t.ID, IndexName: ix.Name,
+					BarrierMs: int32(min(barrier.Milliseconds(), math.MaxInt32)), BarrierRetries: int32(attempt)}); err != nil {
+					return err
+				}
+			}
+		}
 		for _, ix := range old.Indexes {
 			if !kept[ix.ID] {
 				if err := s.q.IndexStorageDrop(ctx, tx, gen.IndexStorageDropParams{IndexID: ix.ID}); err != nil {
@@ -136,27 +192,33 @@ func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.T
 		out = t
 		return nil
 	})
-	if fnErr != nil {
-		return nil, fnErr
-	}
-	if err != nil {
-		return nil, wrap("table update", err)
-	}
-	return out, nil
+	return out, fnErr, err
 }
 
-// TableDelete removes the catalog row and drops the storage in one
-// transaction. Deleting the row waits for item writers in flight (they hold
-// it FOR KEY SHARE); writers arriving later find no row and get
-// store.ErrTableNotFound. A lock timeout is retried a few times, then
-// reported as store.ErrConflict.
+// TableDelete deletes a table in two steps (drop.go, sql/functions/drop.sql).
+// First, in a short transaction, it marks the catalog row DELETING: from
+// that commit on, item operations get store.ErrTableNotFound and the queue
+// stops applying the table's rows. Then it drops the storage at once through
+// dynamopg.drop_table_storage, which waits out the writers and the queue
+// batches in flight, deletes the queued rows, drops the data tables and
+// deletes the catalog row. If that step fails (a lock timeout), the table
+// stays DELETING and the sweeper finishes it; the delete has still
+// succeeded. It returns the description as it was. A table already DELETING
+// is store.ErrTableNotFound (the sweeper finishes it). A lock
+// timeout of the first step is retried a few times, then reported as
+// store.ErrConflict.
 func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, error) {
 	const attempts = 3
 	var err error
 	for range attempts {
 		var t *store.Table
-		t, err = s.tableDeleteOnce(ctx, name)
+		var deleting bool
+		t, deleting, err = s.tableMarkDeleting(ctx, name)
 		if err == nil {
+			if deleting {
+				return nil, store.ErrTableNotFound // the sweeper finishes it
+			}
+			s.dropStorageInline(ctx, t.ID, name)
 			return t, nil
 		}
 		if !errors.Is(err, store.ErrConflict) {
@@ -167,25 +229,30 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 	return nil, err
 }
 
-func (s *Store) tableDeleteOnce(ctx context.Context, name string) (*store.Table, error) {
-	var t *store.Table
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+// tableMarkDeleting marks the table DELETING and returns its description as
+// it was; deleting reports that it already was DELETING (nothing changed).
+func (s *Store) tableMarkDeleting(ctx context.Context, name string) (t *store.Table, deleting bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := s.q.LockTimeoutSet(ctx, tx, gen.LockTimeoutSetParams{Timeout: ddlLockTimeout}); err != nil {
 			return err
 		}
-		def, err := s.q.TableDeleteRow(ctx, tx, gen.TableDeleteRowParams{Name: name})
+		row, err := s.q.TableMarkDeleting(ctx, tx, gen.TableMarkDeletingParams{Name: name})
 		if err != nil {
 			return err
 		}
-		if t, err = decodeTable(def); err != nil {
+		if t, err = decodeTable(row.Def); err != nil {
 			return err
 		}
-		return s.q.TableStorageDrop(ctx, tx, gen.TableStorageDropParams{Def: def})
+		if row.Status == store.StatusDeleting {
+			deleting = true
+			return nil
+		}
+		return s.q.TableSetDeleting(ctx, tx, gen.TableSetDeletingParams{ID: row.ID})
 	})
 	if err != nil {
-		return nil, wrap("table delete", err)
+		return nil, false, wrap("table delete", err)
 	}
-	return t, nil
+	return t, deleting, nil
 }
 
 // TableStats counts the table's items and sums their sizes (a full count).

@@ -19,6 +19,11 @@
 // single writer in small batches, writing each item's current state to
 // those indexes, and QueueWait/QueueDepth (queue.go) observe it.
 //
+// A global index added to a live table (TableUpdate, Status CREATING) is
+// built online (build.go): writes maintain it from the catalog commit on,
+// and a store-owned goroutine backfills it one short write transaction per
+// page, then flips it to ACTIVE. Open resumes builds a crash left behind.
+//
 // Every key column holds a BLOB (see keys.go), so one storage class per
 // column and memcmp ordering throughout. Tables without a sort key (and
 // indexes without one) store an empty BLOB in the sort key column.

@@ -29,6 +29,9 @@ type Options struct {
 	// none: QueueWait then applies the queue itself. Workers apply under the
 	// single writer, so more than one rarely helps.
 	QueueWorkers int
+	// BuildPageSize is how many items one page of an online index build
+	// indexes in one write transaction (build.go); 0 means 256.
+	BuildPageSize int
 }
 
 // NoQueueWorkers, as Options.QueueWorkers, disables the queue workers.
@@ -50,6 +53,10 @@ type Store struct {
 	progress notifier      // broadcast after every applied batch
 	stop     context.CancelFunc
 	done     sync.WaitGroup
+
+	// The online index builds (build.go).
+	builds    builds
+	buildPage int
 }
 
 var _ store.Store = (*Store)(nil)
@@ -81,7 +88,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if dsn == "" {
 		return nil, errors.New("sqlitestore: empty dsn")
 	}
-	s := &Store{log: log, wake: make(chan struct{}, 1)}
+	s := &Store{log: log, wake: make(chan struct{}, 1), buildPage: opts.BuildPageSize}
+	if s.buildPage <= 0 {
+		s.buildPage = defaultBuildPage
+	}
 	switch {
 	case opts.QueueWorkers == 0:
 		s.workers = 1
@@ -128,6 +138,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.startWorkers()
+	// Builds a crash or a Close left CREATING are finished now.
+	if err := s.startBuilds(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlitestore: %s: %w", dsn, err)
+	}
 	log.InfoContext(ctx, "sqlite store open", "dsn", dsn, "memory", memory, "queueWorkers", s.workers)
 	return s, nil
 }
@@ -154,9 +169,11 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the queue workers (rows they did not apply stay queued for the
-// next Open) and releases the database handles.
+// Close stops the index builds (their indexes stay CREATING and resume at
+// the next Open) and the queue workers (rows they did not apply stay queued
+// for the next Open), and releases the database handles.
 func (s *Store) Close() {
+	s.stopBuilds()
 	s.stopWorkers()
 	if s.reader != s.writer {
 		if err := s.reader.Close(); err != nil {

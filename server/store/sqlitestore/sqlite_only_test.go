@@ -62,8 +62,8 @@ func TestReopen(t *testing.T) {
 	}
 }
 
-// An index added by TableUpdate is filled from the table's existing items
-// in the same transaction.
+// An index added by TableUpdate as CREATING starts empty and the online
+// build fills it from the table's existing items, page by page.
 func TestTableUpdateBackfill(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, filepath.Join(t.TempDir(), "backfill.db"))
@@ -80,12 +80,28 @@ func TestTableUpdateBackfill(t *testing.T) {
 		putItem(t, s, tbl, it)
 	}
 	out, err := s.TableUpdate(ctx, "bf", func(t *store.Table) error {
-		t.Indexes = append(t.Indexes, store.Index{Name: "g", Global: true,
+		t.Indexes = append(t.Indexes, store.Index{Name: "g", Global: true, Status: store.StatusCreating,
 			Hash: store.KeyAttr{Name: "g", Type: attr.TypeS}, Projection: store.Projection{Type: "KEYS_ONLY"}})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	empty, err := s.ItemQuery(ctx, out, store.QueryInput{Index: out.Index("g"), Hash: attr.Str("x"), Forward: true})
+	if err != nil || len(empty) != 0 {
+		t.Fatalf("CREATING index before its build: %d rows, %v; want it empty", len(empty), err)
+	}
+	if err := s.IndexBuildStart(ctx, out, "g"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.IndexBuildWait(ctx, out, "g"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err = s.TableGet(ctx, "bf"); err != nil {
+		t.Fatal(err)
+	}
+	if ix := out.Index("g"); ix.Status != store.StatusActive || ix.Backfilling {
+		t.Fatalf("index after its build: %+v", ix)
 	}
 	got, err := s.ItemQuery(ctx, out, store.QueryInput{Index: out.Index("g"), Hash: attr.Str("x"), Forward: true})
 	if err != nil {

@@ -116,8 +116,16 @@ func (s *Store) TableList(ctx context.Context, after string, limit int) ([]strin
 }
 
 // TableUpdate reads the table under the write lock, lets fn change it and
-// stores the result. Indexes fn adds (ID 0) get storage, filled from the
-// table's items in the same transaction; indexes fn removes lose theirs.
+// stores the result. Indexes fn adds (ID 0) get their storage in the same
+// transaction: empty for a CREATING index, which IndexBuildStart fills
+// online (build.go) while every write from this commit on maintains it; an
+// index added in any other status (the API never does) is filled from the
+// table's items in this transaction. Indexes fn removes lose their storage,
+// which also ends their build at its next page.
+//
+// fn runs under the single writer. An online build holds it for one page at
+// a time, so a TableUpdate (and the API's refusals in fn) waits at most one
+// page for a build.
 func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.Table) error) (*store.Table, error) {
 	var out *store.Table
 	err := s.inWrite(ctx, func(tx *sql.Tx) error {
@@ -145,7 +153,7 @@ func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.T
 			if ix.ID != 0 && indexByID(before, ix.ID) != nil {
 				continue
 			}
-			if err := s.indexCreate(ctx, tx, t, ix, true); err != nil {
+			if err := s.indexCreate(ctx, tx, t, ix, ix.Status != store.StatusCreating); err != nil {
 				return fmt.Errorf("update table %q: %w", name, err)
 			}
 		}

@@ -1,0 +1,146 @@
+package pgstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/dynamopg/dynamopg/gen"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// Dropping deleted tables' storage: TableDelete's second step and the
+// sweeper. The SQL side, and why its steps come in that order, is
+// sql/functions/drop.sql.
+
+const (
+	// dropLockTimeout bounds each lock wait of drop_table_storage and of an
+	// orphan's drop (writers and queue batches in flight, readers of the data
+	// tables); a timeout leaves the table DELETING for the next pass.
+	dropLockTimeout = "3s"
+	// dropInlineTimeout bounds TableDelete's inline drop as a whole. It does
+	// not follow the caller's context: a client that goes away must not
+	// interrupt a drop that is under way.
+	dropInlineTimeout = 30 * time.Second
+	// DefaultSweepInterval is the sweeper's interval unless
+	// Options.SweepInterval sets one.
+	DefaultSweepInterval = 30 * time.Second
+)
+
+// dropStorageInline runs drop_table_storage for a table TableDelete has just
+// marked DELETING. A failure is only logged: the sweeper finishes the table.
+func (s *Store) dropStorageInline(ctx context.Context, id int64, name string) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dropInlineTimeout)
+	defer cancel()
+	if err := s.dropStorage(dctx, id); err != nil {
+		s.log.WarnContext(ctx, "table delete: storage not dropped yet, left DELETING for the sweeper",
+			"table", name, "id", id, "err", err)
+	}
+}
+
+// dropStorage finishes the deletion of a DELETING table: queue rows, data
+// tables, catalog row.
+func (s *Store) dropStorage(ctx context.Context, id int64) error {
+	return s.q.DropTableStorage(ctx, s.pool, gen.DropTableStorageParams{TableID: id, LockTimeout: dropLockTimeout})
+}
+
+// SweepResult counts what one sweeper pass did.
+type SweepResult struct {
+	// Finished is the number of DELETING tables whose deletion it finished;
+	// Left the number it could not finish (lock timeouts) and left DELETING.
+	Finished, Left int
+	// Orphans is the number of data tables no catalog row owned that it
+	// dropped; Pending the orphaned index tables it saw for the first time
+	// and will drop at the next pass if they are still orphaned.
+	Orphans, Pending int
+}
+
+// Sweep runs one sweeper pass now: it finishes the tables left DELETING (a
+// TableDelete whose drop timed out, or a process that stopped between the
+// two steps) and drops the data tables no catalog row owns. A t_<id> without
+// its catalog row is dropped at once (TableCreate makes both visible in one
+// commit, so it is not a table being created). An i_<id> no row lists is
+// dropped only when the previous pass saw it orphaned too, since an index's
+// storage may be created apart from the catalog change that lists it.
+// Several processes may sweep at once. The error is the first failure;
+// the pass goes on after one.
+func (s *Store) Sweep(ctx context.Context) (SweepResult, error) {
+	s.sweepMu.Lock()
+	defer s.sweepMu.Unlock()
+	var r SweepResult
+	var first error
+	note := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+
+	ids, err := s.q.TablesDeleting(ctx, s.pool)
+	if err != nil {
+		return r, wrap("sweep", err)
+	}
+	for _, id := range ids {
+		if err := s.dropStorage(ctx, id); err != nil {
+			r.Left++
+			s.log.WarnContext(ctx, "sweep: DELETING table not dropped yet", "id", id, "err", err)
+			note(wrap("sweep", err))
+			continue
+		}
+		r.Finished++
+		s.log.InfoContext(ctx, "sweep: finished deleting table", "id", id)
+	}
+
+	orphans, err := s.q.StorageOrphans(ctx, s.pool)
+	if err != nil {
+		note(wrap("sweep", err))
+		return r, first
+	}
+	seen := make(map[string]bool, len(orphans))
+	for _, o := range orphans {
+		if o.IsIndex && !s.orphansSeen[o.Rel] {
+			seen[o.Rel] = true
+			r.Pending++
+			continue
+		}
+		dropped, err := s.q.DropOrphanStorage(ctx, s.pool, gen.DropOrphanStorageParams{Rel: o.Rel, LockTimeout: dropLockTimeout})
+		if err != nil {
+			if interpretError(err) == store.ErrTableNotFound {
+				continue // dropped by another pass between the listing and the lock
+			}
+			if o.IsIndex {
+				seen[o.Rel] = true
+			}
+			s.log.WarnContext(ctx, "sweep: orphan data table not dropped yet", "rel", o.Rel, "err", err)
+			note(wrap("sweep", err))
+			continue
+		}
+		if dropped {
+			r.Orphans++
+			s.log.InfoContext(ctx, "sweep: dropped orphan data table", "rel", o.Rel)
+		}
+	}
+	s.orphansSeen = seen
+	return r, first
+}
+
+// startSweeper runs Sweep at once and then every interval until Close.
+func (s *Store) startSweeper(interval time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopSweeper = cancel
+	s.sweeper.Go(func() {
+		t := time.NewTimer(0)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			r, err := s.Sweep(ctx)
+			if err != nil && ctx.Err() == nil {
+				s.log.WarnContext(ctx, "sweep: pass incomplete", "err", err,
+					"finished", r.Finished, "left", r.Left, "orphans", r.Orphans)
+			}
+			t.Reset(interval)
+		}
+	})
+}

@@ -1,0 +1,423 @@
+-- build.sql: the online build of a global secondary index added to a live
+-- table (docs/index-build.md). TableUpdate commits the index as CREATING
+-- with its storage under the catalog row's FOR UPDATE lock, which waits out
+-- every write that read the old definition (the barrier); from then on every
+-- write maintains the index. pgstore's builder (build.go) then calls, on its
+-- own connection holding the index's advisory lock:
+--
+--   index_build_claim      phase barrier, attempts + 1, the resume point
+--   index_build_backfilling Backfilling true in the catalog, phase backfill
+--   index_build_page       one page of the table (one transaction)
+--   index_build_item       one row a writer held during its page
+--   index_build_progress   the page is done: current_key, rows_done
+--   index_build_sweep      index rows whose item is gone
+--   index_build_activate   ACTIVE, if still CREATING
+--
+-- and on a permanent failure index_build_remove. Every function that writes
+-- index rows locks the catalog row FOR KEY SHARE and reads the index
+-- definition in its own transaction, as writes do, and stops (gone) when the
+-- index is no longer CREATING.
+
+-- build_lock_key is the advisory lock (bigint form) owning an index's build;
+-- "db" in the high 16 bits.
+CREATE OR REPLACE FUNCTION dynamopg.build_lock_key(p_index bigint)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT (x'6462'::bigint << 48) | p_index
+$$;
+
+-- build_index returns the index p_index of a table JSON while it is
+-- CREATING, else NULL.
+CREATE OR REPLACE FUNCTION dynamopg.build_index(p_def jsonb, p_index bigint)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT e FROM jsonb_array_elements(coalesce(p_def->'indexes', '[]')) e
+     WHERE (e->>'id')::bigint = p_index AND e->>'status' = 'CREATING'
+$$;
+
+-- build_only is a table JSON listing only the index p_ix: index_rows_write
+-- then maintains just that index.
+CREATE OR REPLACE FUNCTION dynamopg.build_only(p_def jsonb, p_ix jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT jsonb_set(p_def, '{indexes}', jsonb_build_array(p_ix))
+$$;
+
+-- build_key_cols is the base key column list ("pk" or "pk, sk").
+CREATE OR REPLACE FUNCTION dynamopg.build_key_cols(p_def jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN dynamopg.has_range(p_def) THEN 'pk, sk' ELSE 'pk' END
+$$;
+
+-- build_key_vals is the base key values read from the jsonb expression p_src.
+CREATE OR REPLACE FUNCTION dynamopg.build_key_vals(p_def jsonb, p_src text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_sql text;
+BEGIN
+    v_sql := dynamopg.key_value_sql((p_def->'hash'->>'type')::int,
+                                    format('%s->%L', p_src, p_def->'hash'->>'name'));
+    IF dynamopg.has_range(p_def) THEN
+        v_sql := v_sql || ', ' || dynamopg.key_value_sql((p_def->'range'->>'type')::int,
+                                                        format('%s->%L', p_src, p_def->'range'->>'name'));
+    END IF;
+    RETURN v_sql;
+END;
+$$;
+
+-- build_write writes one item's current state into one index (p_one is
+-- build_only): delete its rows by base key, insert its projection when it is
+-- indexable. The item is locked by the caller.
+CREATE OR REPLACE FUNCTION dynamopg.build_write(p_one jsonb, p_item jsonb)
+RETURNS void
+LANGUAGE sql AS $$
+    SELECT dynamopg.index_rows_write(p_one, p_item, p_item, false,
+                                     dynamopg.index_async(p_one->'indexes'->0))
+$$;
+
+-- index_build_claim starts a build attempt of the builder p_owner (which
+-- holds the index's advisory lock): phase barrier, attempts + 1. It returns
+-- the resume point (NULL: from the start) and the rows done so far; gone is
+-- true when the index is not CREATING (nothing to do).
+CREATE OR REPLACE FUNCTION dynamopg.index_build_claim(p_table bigint, p_index bigint, p_owner text,
+    OUT gone boolean, OUT resume_key jsonb, OUT rows_done bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def jsonb;
+    v_ix  jsonb;
+BEGIN
+    SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table;
+    v_ix := dynamopg.build_index(v_def, p_index);
+    gone := v_ix IS NULL;
+    rows_done := 0;
+    IF gone THEN
+        UPDATE dynamopg.index_builds b
+           SET phase = 'failed', finished_at = coalesce(b.finished_at, now()),
+               last_error = coalesce(b.last_error, 'index no longer CREATING (deleted, cancelled or done)')
+         WHERE b.index_id = p_index AND b.phase NOT IN ('active', 'failed');
+        RETURN;
+    END IF;
+    INSERT INTO dynamopg.index_builds AS b (index_id, table_id, index_name, phase, owner,
+                                            started_at, heartbeat_at, attempts)
+    VALUES (p_index, p_table, v_ix->>'name', 'barrier', p_owner, now(), now(), 1)
+    ON CONFLICT (index_id) DO UPDATE
+       SET phase = 'barrier', owner = p_owner, started_at = now(), heartbeat_at = now(),
+           attempts = b.attempts + 1, finished_at = NULL
+    RETURNING b.current_key, b.rows_done INTO resume_key, rows_done;
+END;
+$$;
+
+-- index_build_backfilling marks the index Backfilling in the catalog (a
+-- non-key UPDATE: it neither waits for writers nor makes them wait) and
+-- sets phase backfill; false when the index is no longer CREATING. The
+-- barrier needs nothing here: TableUpdate's commit of the CREATING row waited
+-- for every write holding the catalog row (docs/index-build.md).
+CREATE OR REPLACE FUNCTION dynamopg.index_build_backfilling(p_table bigint, p_index bigint)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE dynamopg.tables t
+       SET def = jsonb_set(t.def, '{indexes}',
+                 (SELECT jsonb_agg(CASE WHEN (e->>'id')::bigint = p_index
+                                        THEN e || '{"backfilling": true}' ELSE e END ORDER BY n)
+                    FROM jsonb_array_elements(t.def->'indexes') WITH ORDINALITY AS x(e, n)))
+     WHERE t.id = p_table AND dynamopg.build_index(t.def, p_index) IS NOT NULL;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    UPDATE dynamopg.index_builds b SET phase = 'backfill', heartbeat_at = now()
+     WHERE b.index_id = p_index;
+    RETURN true;
+END;
+$$;
+
+-- index_build_page writes one page of the table into the index, in the
+-- caller's transaction: the next build_page_size base keys after p_after
+-- (NULL: from the start) in key order. The rows of the page it can lock
+-- FOR SHARE SKIP LOCKED get their current state written; the keys of the
+-- others (held by a writer, or deleted since) are returned in skipped, for
+-- index_build_item after this transaction commits, so that a page never
+-- holds row locks while it waits for one. more is false at the end of the
+-- table; gone is true when the index is no longer CREATING.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_page(p_table bigint, p_index bigint, p_after jsonb,
+    OUT n int, OUT last_key jsonb, OUT more boolean, OUT skipped jsonb, OUT gone boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def   jsonb := dynamopg.table_def(p_table, true);
+    v_ix    jsonb := dynamopg.build_index(v_def, p_index);
+    v_size  int := greatest(dynamopg.setting_int('build_page_size', 256), 1);
+    v_rel   text := 't_' || p_table;
+    v_cols  text := dynamopg.build_key_cols(v_def);
+    v_where text := 'true';
+    v_one   jsonb;
+    v_keys  jsonb[];
+    v_done  jsonb[] := '{}';
+    v_item  jsonb;
+BEGIN
+    n := 0;
+    more := false;
+    skipped := '[]';
+    gone := v_ix IS NULL;
+    IF gone THEN
+        RETURN;
+    END IF;
+    v_one := dynamopg.build_only(v_def, v_ix);
+    IF p_after IS NOT NULL THEN
+        v_where := format('(%s) > (%s)', v_cols, dynamopg.build_key_vals(v_def, '$1::jsonb'));
+    END IF;
+    -- The page: its keys, without locks.
+    EXECUTE format('SELECT array_agg(dynamopg.queue_key($2, p.item) ORDER BY %s) '
+                   'FROM (SELECT %s, item FROM dynamopg_data.%I WHERE %s ORDER BY %s LIMIT $3) p',
+                   v_cols, v_cols, v_rel, v_where, v_cols)
+       INTO v_keys USING p_after, v_def, v_size;
+    IF v_keys IS NULL THEN
+        RETURN;
+    END IF;
+    more := array_length(v_keys, 1) = v_size;
+    last_key := v_keys[array_length(v_keys, 1)];
+    -- Its rows nobody holds: locked, their current state written.
+    FOR v_item IN EXECUTE format(
+            'SELECT item FROM dynamopg_data.%I WHERE %s AND (%s) <= (%s) ORDER BY %s FOR SHARE SKIP LOCKED',
+            v_rel, v_where, v_cols, dynamopg.build_key_vals(v_def, '$2::jsonb'), v_cols)
+        USING p_after, last_key LOOP
+        PERFORM dynamopg.build_write(v_one, v_item);
+        v_done := v_done || dynamopg.queue_key(v_def, v_item);
+        n := n + 1;
+    END LOOP;
+    SELECT coalesce(jsonb_agg(k), '[]') INTO skipped
+      FROM unnest(v_keys) k WHERE NOT (k = ANY (v_done));
+END;
+$$;
+
+-- index_build_item writes the current state of one item a page skipped,
+-- waiting for its row lock (up to build_row_lock_timeout_ms). It reports
+-- whether it wrote (false: the item is gone, its writer maintained the
+-- index). gone: the index is no longer CREATING.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_item(p_table bigint, p_index bigint, p_key jsonb,
+    OUT written boolean, OUT gone boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def  jsonb := dynamopg.table_def(p_table, true);
+    v_ix   jsonb := dynamopg.build_index(v_def, p_index);
+    v_item jsonb;
+BEGIN
+    written := false;
+    gone := v_ix IS NULL;
+    IF gone THEN
+        RETURN;
+    END IF;
+    PERFORM set_config('lock_timeout', dynamopg.setting_int('build_row_lock_timeout_ms', 10000) || 'ms', true);
+    EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s FOR SHARE',
+                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
+       INTO v_item USING p_key;
+    IF v_item IS NOT NULL THEN
+        PERFORM dynamopg.build_write(dynamopg.build_only(v_def, v_ix), v_item);
+        written := true;
+    END IF;
+END;
+$$;
+
+-- index_build_progress records a finished page (and its skipped rows).
+CREATE OR REPLACE FUNCTION dynamopg.index_build_progress(p_index bigint, p_key jsonb, p_rows int, p_retries int)
+RETURNS void
+LANGUAGE sql AS $$
+    UPDATE dynamopg.index_builds b
+       SET current_key = coalesce(p_key, b.current_key), rows_done = b.rows_done + p_rows,
+           pages = b.pages + 1, retries = b.retries + p_retries, heartbeat_at = now()
+     WHERE b.index_id = p_index
+$$;
+
+-- index_build_sweep removes the index rows whose item no longer exists: it
+-- locks them first, then (a later statement, so a fresh snapshot) deletes
+-- exactly those rows by ctid, checking again that the item is absent. A
+-- writer re-creating the item meanwhile writes a new index row (a new ctid),
+-- which stays. Phase sweep. gone: the index is no longer CREATING.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_sweep(p_table bigint, p_index bigint,
+    OUT removed int, OUT gone boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def   jsonb := dynamopg.table_def(p_table, true);
+    v_ix    jsonb := dynamopg.build_index(v_def, p_index);
+    v_match text := 't.pk = i.pk';
+    v_ctids tid[];
+BEGIN
+    removed := 0;
+    gone := v_ix IS NULL;
+    IF gone THEN
+        RETURN;
+    END IF;
+    UPDATE dynamopg.index_builds b SET phase = 'sweep', heartbeat_at = now() WHERE b.index_id = p_index;
+    IF dynamopg.has_range(v_def) THEN
+        v_match := v_match || ' AND t.sk = i.sk';
+    END IF;
+    EXECUTE format('SELECT array_agg(o.ctid) FROM (SELECT i.ctid FROM dynamopg_data.%I i '
+                   'WHERE NOT EXISTS (SELECT 1 FROM dynamopg_data.%I t WHERE %s) FOR UPDATE OF i) o',
+                   'i_' || p_index, 't_' || p_table, v_match)
+       INTO v_ctids;
+    IF v_ctids IS NULL THEN
+        RETURN;
+    END IF;
+    EXECUTE format('DELETE FROM dynamopg_data.%I i WHERE i.ctid = ANY ($1) '
+                   'AND NOT EXISTS (SELECT 1 FROM dynamopg_data.%I t WHERE %s)',
+                   'i_' || p_index, 't_' || p_table, v_match)
+      USING v_ctids;
+    GET DIAGNOSTICS removed = ROW_COUNT;
+END;
+$$;
+
+-- index_build_activate flips the index to ACTIVE (and clears Backfilling)
+-- if it is still CREATING, with a non-key UPDATE of the catalog row; phase
+-- active. It reports whether it did.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_activate(p_table bigint, p_index bigint)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE dynamopg.tables t
+       SET def = jsonb_set(t.def, '{indexes}',
+                 (SELECT jsonb_agg(CASE WHEN (e->>'id')::bigint = p_index
+                                        THEN (e - 'backfilling') || '{"status": "ACTIVE"}' ELSE e END ORDER BY n)
+                    FROM jsonb_array_elements(t.def->'indexes') WITH ORDINALITY AS x(e, n)))
+     WHERE t.id = p_table AND dynamopg.build_index(t.def, p_index) IS NOT NULL;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    UPDATE dynamopg.index_builds b
+       SET phase = 'active', finished_at = now(), heartbeat_at = now(), last_error = NULL
+     WHERE b.index_id = p_index;
+    RETURN true;
+END;
+$$;
+
+-- index_build_remove removes the index from the catalog and drops its
+-- storage, only while it is still CREATING (an index a build published
+-- stays), pruning the attribute definitions no key uses any more; phase
+-- failed with p_reason. It takes the catalog row FOR UPDATE, as TableUpdate
+-- does, with build_barrier_lock_timeout_ms. It reports whether it removed.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_remove(p_table bigint, p_index bigint, p_reason text)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def  jsonb;
+    v_ixs  jsonb;
+    v_used text[];
+    v_name text;
+BEGIN
+    PERFORM set_config('lock_timeout', dynamopg.setting_int('build_barrier_lock_timeout_ms', 2000) || 'ms', true);
+    SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table FOR UPDATE;
+    v_name := dynamopg.build_index(v_def, p_index)->>'name';
+    IF v_name IS NULL THEN
+        RETURN false;
+    END IF;
+    SELECT coalesce(jsonb_agg(e ORDER BY n), '[]') INTO v_ixs
+      FROM jsonb_array_elements(v_def->'indexes') WITH ORDINALITY AS x(e, n)
+     WHERE (e->>'id')::bigint <> p_index;
+    SELECT array_agg(k) INTO v_used FROM (
+        SELECT v_def->'hash'->>'name' AS k
+        UNION SELECT v_def->'range'->>'name'
+        UNION SELECT e->'hash'->>'name' FROM jsonb_array_elements(v_ixs) e
+        UNION SELECT e->'range'->>'name' FROM jsonb_array_elements(v_ixs) e) u
+     WHERE k IS NOT NULL;
+    v_def := jsonb_set(v_def, '{indexes}', v_ixs);
+    v_def := jsonb_set(v_def, '{attributeDefinitions}',
+        (SELECT coalesce(jsonb_agg(d ORDER BY n), '[]')
+           FROM jsonb_array_elements(coalesce(v_def->'attributeDefinitions', '[]')) WITH ORDINALITY AS x(d, n)
+          WHERE d->>'name' = ANY (v_used)));
+    IF jsonb_array_length(v_ixs) = 0 THEN
+        v_def := v_def - 'indexes';
+    END IF;
+    UPDATE dynamopg.tables t SET def = v_def WHERE t.id = p_table;
+    PERFORM dynamopg.index_storage_drop(p_index);
+    UPDATE dynamopg.index_builds b
+       SET phase = 'failed', finished_at = now(), last_error = p_reason
+     WHERE b.index_id = p_index;
+    RAISE LOG 'dynamopg: index % (id %) of table % removed: %', v_name, p_index, p_table, p_reason;
+    RETURN true;
+END;
+$$;
+
+-- index_build_cancel (for DBAs) removes a CREATING index by table and index
+-- name; its builder stops at its next page. It reports whether it removed.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_cancel(p_table_name text, p_index_name text)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_def jsonb;
+    v_ix  jsonb;
+BEGIN
+    SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.name = p_table_name;
+    SELECT e INTO v_ix FROM jsonb_array_elements(coalesce(v_def->'indexes', '[]')) e
+     WHERE e->>'name' = p_index_name AND e->>'status' = 'CREATING';
+    IF v_ix IS NULL THEN
+        RETURN false;
+    END IF;
+    RETURN dynamopg.index_build_remove((v_def->>'id')::bigint, (v_ix->>'id')::bigint,
+                                       'cancelled by index_build_cancel (' || session_user || ')');
+END;
+$$;
+
+-- index_build_failed records a transient failure: the index stays CREATING
+-- and the recovery worker retries it after p_backoff_ms, or (p_backoff_ms
+-- negative) after 2^(attempts-1) seconds, at most recovery_interval_ms.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_failed(p_index bigint, p_error text, p_backoff_ms int)
+RETURNS void
+LANGUAGE sql AS $$
+    UPDATE dynamopg.index_builds b
+       SET last_error = p_error, heartbeat_at = now(),
+           next_attempt_at = clock_timestamp() + make_interval(secs => (CASE
+               WHEN p_backoff_ms >= 0 THEN p_backoff_ms
+               ELSE least(1000 * power(2, least(greatest(b.attempts, 1), 30) - 1),
+                          dynamopg.setting_int('recovery_interval_ms', 60000))
+           END) / 1000.0)
+     WHERE b.index_id = p_index AND b.phase NOT IN ('active', 'failed')
+$$;
+
+-- index_recovery_due lists the CREATING indexes of every table whose build
+-- is due (no build row, or its next_attempt_at has passed) and whose
+-- advisory lock no session holds, with their attempts so far.
+CREATE OR REPLACE FUNCTION dynamopg.index_recovery_due()
+RETURNS TABLE (table_id bigint, table_name text, index_id bigint, index_name text, attempts int)
+LANGUAGE sql STABLE AS $$
+    SELECT t.id, t.name, (e->>'id')::bigint, e->>'name', coalesce(b.attempts, 0)
+      FROM dynamopg.tables t
+     CROSS JOIN LATERAL jsonb_array_elements(coalesce(t.def->'indexes', '[]')) e
+      LEFT JOIN dynamopg.index_builds b ON b.index_id = (e->>'id')::bigint
+     WHERE e->>'status' = 'CREATING'
+       AND (b.next_attempt_at IS NULL OR b.next_attempt_at <= clock_timestamp())
+       AND NOT EXISTS (
+           SELECT 1 FROM pg_locks l
+            WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND l.objsubid = 1 AND l.granted
+              AND ((l.classid::bigint << 32) | l.objid::bigint) = dynamopg.build_lock_key((e->>'id')::bigint))
+     ORDER BY t.id, (e->>'id')::bigint
+$$;
+
+-- index_recovery_run (for DBAs): make every CREATING index's build due now
+-- and wake the recovery workers of every server process. It returns the
+-- number of CREATING indexes.
+CREATE OR REPLACE FUNCTION dynamopg.index_recovery_run()
+RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_n int;
+BEGIN
+    INSERT INTO dynamopg.index_builds AS b (index_id, table_id, index_name)
+    SELECT (e->>'id')::bigint, t.id, e->>'name'
+      FROM dynamopg.tables t
+     CROSS JOIN LATERAL jsonb_array_elements(coalesce(t.def->'indexes', '[]')) e
+     WHERE e->>'status' = 'CREATING'
+    ON CONFLICT (index_id) DO UPDATE SET next_attempt_at = now();
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    PERFORM pg_notify('dynamopg_index_build', 'recovery');
+    RETURN v_n;
+END;
+$$;
+
+-- index_builds_purge forgets finished builds older than p_days days.
+CREATE OR REPLACE FUNCTION dynamopg.index_builds_purge(p_days int)
+RETURNS void
+LANGUAGE sql AS $$
+    DELETE FROM dynamopg.index_builds b
+     WHERE b.phase IN ('active', 'failed') AND b.finished_at < now() - make_interval(days => p_days)
+$$;
