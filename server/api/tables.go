@@ -142,6 +142,13 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 			return nil, err
 		}
 	}
+	if len(in.GlobalSecondaryIndexUpdates) > 0 {
+		if cur, err := a.store.TableGet(ctx, *in.TableName); err == nil {
+			if err := refuseWhileBuilding(cur, in.GlobalSecondaryIndexUpdates); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var created []string
 	t, err := a.store.TableUpdate(ctx, *in.TableName, func(t *store.Table) error {
 		if t.Status != store.StatusActive {

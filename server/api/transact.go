@@ -65,6 +65,7 @@ func (a *API) transactWriteItems(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	actions := make([]*txAction, len(in.TransactItems))
+	size := 0
 	seen := map[string]bool{}
 	for i, ti := range in.TransactItems {
 		act, err := a.txWriteAction(ctx, ti)
@@ -77,6 +78,10 @@ func (a *API) transactWriteItems(ctx context.Context, r *Request) (any, error) {
 		}
 		seen[id] = true
 		actions[i] = act
+		size += act.key.Size() + act.put.Size()
+	}
+	if size > maxTransactBytes {
+		return nil, ValidationError("Transaction request cannot be larger than 4 MB")
 	}
 	txs, err := a.transactor()
 	if err != nil {

@@ -3,7 +3,11 @@ package api
 import "github.com/dynamopg/dynamopg/server/attr"
 
 // Transaction limits of the service.
-const maxTransactItems = 100
+const (
+	maxTransactItems = 100
+	// maxTransactBytes is the service's limit on a transaction's items.
+	maxTransactBytes = 4 << 20
+)
 
 type txCommon struct {
 	exprParams

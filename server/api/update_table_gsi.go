@@ -43,24 +43,40 @@ func checkIndexUpdates(c *constraintErrors, ups []gsiUpdate) error {
 	return nil
 }
 
-// applyIndexUpdates changes the table's global secondary indexes under the
-// catalog lock TableUpdate holds: a Create adds the index as CREATING (its
-// build starts once this commits), a Delete removes it at once, an Update
-// changes its throughput. It returns the names of the indexes created.
-func applyIndexUpdates(t *store.Table, in *updateTableInput, propagation string) ([]string, error) {
+// refuseWhileBuilding applies the one-online-change rule to a table read
+// without any lock: UpdateTable calls it before taking the catalog lock, so
+// the refusal answers at once even while a build holds a writer (SQLite);
+// applyIndexUpdates checks again under the lock.
+func refuseWhileBuilding(t *store.Table, ups []gsiUpdate) error {
 	building := ""
 	for _, ix := range t.Indexes {
 		if ix.Global && ix.Status == store.StatusCreating {
 			building = ix.Name
 		}
 	}
+	if building == "" {
+		return nil
+	}
+	for _, u := range ups {
+		if u.Create != nil || (u.Delete != nil && *u.Delete.IndexName != building) {
+			return LimitExceededError(msgOneOnlineIndex)
+		}
+	}
+	return nil
+}
+
+// applyIndexUpdates changes the table's global secondary indexes under the
+// catalog lock TableUpdate holds: a Create adds the index as CREATING (its
+// build starts once this commits), a Delete removes it at once, an Update
+// changes its throughput. It returns the names of the indexes created.
+func applyIndexUpdates(t *store.Table, in *updateTableInput, propagation string) ([]string, error) {
+	if err := refuseWhileBuilding(t, in.GlobalSecondaryIndexUpdates); err != nil {
+		return nil, err
+	}
 	var created []string
 	for _, u := range in.GlobalSecondaryIndexUpdates {
 		switch {
 		case u.Create != nil:
-			if building != "" {
-				return nil, LimitExceededError(msgOneOnlineIndex)
-			}
 			ix, err := createIndex(t, u.Create, in.AttributeDefinitions, propagation)
 			if err != nil {
 				return nil, err
@@ -72,9 +88,6 @@ func applyIndexUpdates(t *store.Table, in *updateTableInput, propagation string)
 			ix := t.Index(name)
 			if ix == nil || !ix.Global {
 				return nil, ResourceNotFoundError()
-			}
-			if building != "" && building != name {
-				return nil, LimitExceededError(msgOneOnlineIndex)
 			}
 			kept := t.Indexes[:0:0]
 			for _, other := range t.Indexes {
