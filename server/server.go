@@ -1,7 +1,10 @@
 // Package server is the HTTP transport of dynamopg: it speaks the DynamoDB
 // JSON 1.0 protocol (POST / with X-Amz-Target) over Echo, hands each call to
 // the api package, and encodes results and errors exactly as the service
-// does (status, __type, message, x-amz-crc32).
+// does (status, __type, message, x-amz-crc32). Around each call it assigns
+// a request id, logs, counts metrics, verifies SigV4 signatures when asked
+// (auth), bounds the request's time and the number of requests in flight,
+// and answers database overload with errors the SDKs retry.
 package server
 
 import (
@@ -22,6 +25,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/dynamopg/dynamopg/server/api"
+	"github.com/dynamopg/dynamopg/server/auth"
+	"github.com/dynamopg/dynamopg/server/metrics"
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
@@ -31,21 +36,62 @@ const dynamoTarget = "DynamoDB_20120810."
 // MaxBodyBytes caps a request body (the service's 16 MB request limit).
 const MaxBodyBytes = 16 << 20
 
+// Config is everything the transport needs besides the store.
+type Config struct {
+	// API are the operations' settings.
+	API api.Options
+	// Auth verifies SigV4 signatures; nil accepts any credentials.
+	Auth *auth.Verifier
+	// RequestTimeout bounds one request's work (its context deadline); a
+	// request past it answers InternalServerError (500) or, when the
+	// database pool is exhausted, ThrottlingException. 0: no deadline.
+	RequestTimeout time.Duration
+	// MaxInFlight caps the requests served at once; 0: no cap. A request
+	// that waits longer than QueueTimeout for a slot is refused with
+	// ThrottlingException.
+	MaxInFlight  int
+	QueueTimeout time.Duration
+	// Version is reported by dynamopg_build_info.
+	Version string
+}
+
 // Server is the HTTP front of one API.
 type Server struct {
 	api   *api.API
 	store store.Store
 	log   *slog.Logger
 	echo  *echo.Echo
+	cfg   Config
+	ops   map[string]bool
+	slots chan struct{} // nil when MaxInFlight is 0
+	m     *serverMetrics
 }
 
-// New builds the HTTP server over a store.
+// New builds the HTTP server over a store with default settings (no
+// authentication, no deadline, no in-flight cap).
 func New(st store.Store, log *slog.Logger, opts api.Options) *Server {
-	s := &Server{api: api.New(st, log, opts), store: st, log: log, echo: echo.New()}
+	return NewWithConfig(st, log, Config{API: opts})
+}
+
+// NewWithConfig builds the HTTP server over a store.
+func NewWithConfig(st store.Store, log *slog.Logger, cfg Config) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{api: api.New(st, log, cfg.API), store: st, log: log, echo: echo.New(), cfg: cfg, ops: map[string]bool{}}
+	for _, op := range s.api.Operations() {
+		s.ops[op] = true
+	}
+	if cfg.MaxInFlight > 0 {
+		s.slots = make(chan struct{}, cfg.MaxInFlight)
+	}
+	s.m = newServerMetrics(s)
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.POST("/", s.handle)
 	s.echo.GET("/health", s.health)
+	s.echo.GET("/ready", s.ready)
+	s.echo.GET("/metrics", s.metrics)
 	s.echo.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "healthy: dynamopg") })
 	return s
 }
@@ -56,57 +102,224 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // Echo exposes the underlying Echo instance for Start/Shutdown.
 func (s *Server) Echo() *echo.Echo { return s.echo }
 
+// health answers while the process runs.
 func (s *Server) health(c echo.Context) error {
+	return c.String(http.StatusOK, "ok")
+}
+
+// ready answers 200 when the database answers and its schema is the one
+// this build expects, 503 otherwise.
+func (s *Server) ready(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
-		return c.String(http.StatusServiceUnavailable, "database unavailable")
+		s.log.Warn("not ready: database unavailable", "err", err)
+		return c.String(http.StatusServiceUnavailable, "not ready: database unavailable")
 	}
-	return c.String(http.StatusOK, "ok")
+	if sc, ok := s.store.(store.SchemaChecker); ok {
+		if err := sc.SchemaCurrent(ctx); err != nil {
+			s.log.Warn("not ready: schema", "err", err)
+			return c.String(http.StatusServiceUnavailable, "not ready: schema not current")
+		}
+	}
+	return c.String(http.StatusOK, "ready")
+}
+
+func (s *Server) metrics(c echo.Context) error {
+	c.Response().Header().Set("Content-Type", metrics.ContentType)
+	c.Response().WriteHeader(http.StatusOK)
+	s.m.reg.Write(c.Response())
+	return nil
+}
+
+// call is what one request learned, for its log line and metrics.
+type call struct {
+	id, op, table, akid string
+	start               time.Time
 }
 
 func (s *Server) handle(c echo.Context) (err error) {
 	req := c.Request()
-	reqID := newRequestID()
-	c.Response().Header().Set("x-amzn-RequestId", reqID)
+	cl := &call{id: newRequestID(), op: "unknown", start: time.Now()}
+	c.Response().Header().Set("x-amzn-RequestId", cl.id)
+	s.m.inFlight.Add(1)
+	defer s.m.inFlight.Add(-1)
 	defer func() {
 		// A panic is a bug; the client still gets the service's 500 shape.
 		if p := recover(); p != nil {
-			s.log.Error("panic serving request", "request_id", reqID, "panic", p, "stack", string(debug.Stack()))
-			err = s.writeError(c, api.InternalServerError())
+			s.log.Error("panic serving request", "request_id", cl.id, "op", cl.op, "table", cl.table, "panic", p, "stack", string(debug.Stack()))
+			err = s.fail(c, cl, api.InternalServerError(), nil)
 		}
 	}()
+	if op, ok := strings.CutPrefix(req.Header.Get("X-Amz-Target"), dynamoTarget); ok && s.ops[op] {
+		cl.op = op
+	}
+	if req.ContentLength > MaxBodyBytes {
+		return s.fail(c, cl, bodyTooLarge(), nil)
+	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBodyBytes+1))
 	if err != nil {
-		return s.writeError(c, api.SerializationError("Unable to read the request body"))
+		return s.fail(c, cl, api.SerializationError("Unable to read the request body"), err)
 	}
 	if len(body) > MaxBodyBytes {
-		return s.writeError(c, api.ValidationError("Request size exceeded the maximum allowed size of %d bytes", MaxBodyBytes))
+		return s.fail(c, cl, bodyTooLarge(), nil)
+	}
+	if s.cfg.Auth != nil {
+		akid, aerr := s.cfg.Auth.Verify(req, body)
+		if aerr != nil {
+			return s.fail(c, cl, &api.Error{Type: "com.amazon.coral.service#" + aerr.Name, Message: aerr.Message, Status: http.StatusBadRequest}, nil)
+		}
+		cl.akid = akid
 	}
 	target := req.Header.Get("X-Amz-Target")
 	if !strings.HasPrefix(target, dynamoTarget) {
-		return s.writeError(c, api.UnknownOperationError())
+		return s.fail(c, cl, api.UnknownOperationError(), nil)
 	}
 	op := strings.TrimPrefix(target, dynamoTarget)
-	start := time.Now()
-	out, err := s.api.Call(req.Context(), op, &api.Request{Body: body, Region: regionOf(req), Host: req.Host})
+	if cl.op != "unknown" {
+		cl.table = tableOf(body)
+	}
+
+	ctx := req.Context()
+	if s.slots != nil {
+		if !s.acquireSlot(ctx) {
+			return s.fail(c, cl, throttled(), nil)
+		}
+		defer func() { <-s.slots }()
+	}
+	if s.cfg.RequestTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
+		defer cancel()
+	}
+	ctx = withLogAttrs(ctx, slog.String("request_id", cl.id), slog.String("op", cl.op))
+	out, err := s.api.Call(ctx, op, &api.Request{Body: body, Region: regionOf(req), Host: req.Host})
 	if err != nil {
 		var apiErr *api.Error
-		if !errors.As(err, &apiErr) || apiErr == nil {
-			s.log.Error("request failed", "request_id", reqID, "op", op, "err", err)
-			apiErr = api.InternalServerError()
-		} else {
-			s.log.Debug("request refused", "request_id", reqID, "op", op, "error_type", apiErr.Name())
+		if errors.As(err, &apiErr) && apiErr != nil {
+			return s.fail(c, cl, apiErr, nil)
 		}
-		return s.writeError(c, apiErr)
+		return s.fail(c, cl, s.fault(ctx, req.Context(), err), err)
 	}
-	s.log.Debug("request", "request_id", reqID, "op", op, "ms", time.Since(start).Milliseconds())
 	data, err := json.Marshal(out)
 	if err != nil {
-		s.log.Error("encode response", "request_id", reqID, "op", op, "err", err)
-		return s.writeError(c, api.InternalServerError())
+		return s.fail(c, cl, api.InternalServerError(), err)
 	}
+	s.done(cl, http.StatusOK, "", nil)
 	return writeJSON(c, http.StatusOK, data)
+}
+
+// acquireSlot waits for an in-flight slot for at most QueueTimeout.
+func (s *Server) acquireSlot(ctx context.Context) bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+	}
+	wait := s.cfg.QueueTimeout
+	if wait <= 0 {
+		return false
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// fault maps a server-side failure to the error the client sees: a request
+// out of time while the database pool is exhausted is throttled, a database
+// that cannot be reached is ServiceUnavailable (503), anything else is
+// InternalServerError (500). All three are retried by the SDKs.
+func (s *Server) fault(ctx, clientCtx context.Context, err error) *api.Error {
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+		if s.poolExhausted() {
+			return throttled()
+		}
+		return api.InternalServerError()
+	}
+	if clientCtx.Err() != nil {
+		return api.InternalServerError() // the client is gone; nobody reads this
+	}
+	if isUnavailable(err) {
+		return &api.Error{Type: "com.amazonaws.dynamodb.v20120810#ServiceUnavailable", Message: "The service is currently unavailable or busy.", Status: http.StatusServiceUnavailable}
+	}
+	return api.InternalServerError()
+}
+
+// poolExhausted reports whether the store's pool (any of them) has every
+// connection acquired.
+func (s *Server) poolExhausted() bool {
+	ps, ok := s.store.(store.PoolStatser)
+	if !ok {
+		return false
+	}
+	st := ps.PoolStats()
+	for k, max := range st {
+		prefix, ok := strings.CutSuffix(k, "max_conns")
+		if !ok || max <= 0 {
+			continue
+		}
+		if st[prefix+"acquired_conns"] >= max {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) fail(c echo.Context, cl *call, e *api.Error, cause error) error {
+	s.done(cl, e.Status, e.Name(), cause)
+	return s.writeError(c, e)
+}
+
+// done logs the request and counts it. Item contents are never logged.
+func (s *Server) done(cl *call, status int, errType string, cause error) {
+	elapsed := time.Since(cl.start)
+	outcome := "success"
+	switch {
+	case status >= 500:
+		outcome = "server_error"
+	case errType == "ThrottlingException":
+		outcome = "throttled"
+	case status >= 400:
+		outcome = "client_error"
+	}
+	s.m.requests.Inc(cl.op, outcome)
+	s.m.latency.Observe(elapsed.Seconds(), cl.op, outcome)
+	if errType != "" {
+		s.m.errors.Inc(cl.op, errType)
+	}
+	attrs := []slog.Attr{slog.String("request_id", cl.id), slog.String("op", cl.op)}
+	if cl.table != "" {
+		attrs = append(attrs, slog.String("table", cl.table))
+	}
+	if cl.akid != "" {
+		attrs = append(attrs, slog.String("access_key_id", cl.akid))
+	}
+	attrs = append(attrs, slog.Int("status", status), slog.Float64("ms", float64(elapsed.Microseconds())/1000))
+	level := slog.LevelDebug
+	msg := "request"
+	if errType != "" {
+		attrs = append(attrs, slog.String("error_type", errType))
+		msg = "request failed"
+		switch outcome {
+		case "server_error":
+			level = slog.LevelError
+		case "throttled":
+			level = slog.LevelWarn
+		default:
+			level = slog.LevelInfo
+		}
+	}
+	if cause != nil {
+		attrs = append(attrs, slog.String("err", cause.Error()))
+	}
+	s.log.LogAttrs(context.Background(), level, msg, attrs...)
 }
 
 func (s *Server) writeError(c echo.Context, e *api.Error) error {
@@ -134,9 +347,18 @@ func writeJSON(c echo.Context, status int, data []byte) error {
 	return err
 }
 
+func bodyTooLarge() *api.Error {
+	return api.ValidationError("Request size exceeded the maximum allowed size of %d bytes", MaxBodyBytes)
+}
+
+// throttled is the service's ThrottlingException, which every SDK retries
+// with backoff.
+func throttled() *api.Error {
+	return &api.Error{Type: "com.amazon.coral.availability#ThrottlingException", Message: "Rate of requests exceeds the allowed throughput.", Status: http.StatusBadRequest}
+}
+
 // regionOf reads the region from a SigV4 Authorization header's credential
-// scope (Credential=AKID/DATE/REGION/dynamodb/aws4_request). Signatures are
-// not verified: any credentials are accepted.
+// scope (Credential=AKID/DATE/REGION/dynamodb/aws4_request).
 func regionOf(r *http.Request) string {
 	auth := r.Header.Get("Authorization")
 	if i := strings.Index(auth, "Credential="); i >= 0 {

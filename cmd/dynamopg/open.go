@@ -14,10 +14,10 @@ import (
 // openStore selects the backend from the --db URL: postgres:// or
 // postgresql:// for PostgreSQL, sqlite:PATH for a SQLite file, memory for an
 // in-memory SQLite database.
-func openStore(ctx context.Context, db string, migrate bool, log *slog.Logger) (store.Store, error) {
+func openStore(ctx context.Context, db string, migrate bool, maxConns int32, log *slog.Logger) (store.Store, error) {
 	switch {
 	case strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
-		return pgstore.Open(ctx, db, pgstore.Options{Migrate: migrate, Logger: log})
+		return pgstore.Open(ctx, db, pgstore.Options{Migrate: migrate, Logger: log, MaxConns: maxConns})
 	case strings.HasPrefix(db, "sqlite:"):
 		return sqlitestore.Open(ctx, strings.TrimPrefix(db, "sqlite:"), sqlitestore.Options{Logger: log})
 	case db == "memory":

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/dynamopg/dynamopg/server"
 	"github.com/dynamopg/dynamopg/server/api"
+	"github.com/dynamopg/dynamopg/server/auth"
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
@@ -22,43 +25,127 @@ const shutdownGrace = 30 * time.Second
 
 func serve(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	listen := fs.String("listen", envOr("DYNAMOPG_LISTEN", "127.0.0.1:8000"), "address to listen on (env DYNAMOPG_LISTEN)")
-	db := fs.String("db", envOr("DYNAMOPG_DB", "sqlite:dynamopg.db"), "database: postgres://…, sqlite:PATH or memory (env DYNAMOPG_DB)")
-	noMigrate := fs.Bool("no-migrate", envOr("DYNAMOPG_NO_MIGRATE", "") == "true", "do not apply migrations at start (env DYNAMOPG_NO_MIGRATE=true)")
-	logLevel := fs.String("log-level", envOr("DYNAMOPG_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env DYNAMOPG_LOG_LEVEL)")
-	propagation := fs.String("index-propagation", envOr("DYNAMOPG_INDEX_PROPAGATION", "sync"), "how writes reach new secondary indexes: sync (in the write's transaction) or async (through the queue) (env DYNAMOPG_INDEX_PROPAGATION)")
-	collLimit := fs.Int64("item-collection-limit", envInt64("DYNAMOPG_ITEM_COLLECTION_LIMIT", 0), "item collection size limit in bytes on tables with local secondary indexes; 0 is the service's 10 GB (env DYNAMOPG_ITEM_COLLECTION_LIMIT)")
-	logFormat := fs.String("log-format", envOr("DYNAMOPG_LOG_FORMAT", "text"), "log format: text or json (env DYNAMOPG_LOG_FORMAT)")
+	st := newSettings(fs)
+	listen := st.String("listen", "DYNAMOPG_LISTEN", "127.0.0.1:8000", "address to listen on")
+	db := st.String("db", "DYNAMOPG_DB", "sqlite:dynamopg.db", "database: postgres://…, sqlite:PATH or memory")
+	st.mask("db", maskURL)
+	dbMaxConns := st.Int("db-max-conns", "DYNAMOPG_DB_MAX_CONNS", 0, "PostgreSQL pool size; 0 is pgxpool's default (the larger of 4 and the number of CPUs)")
+	noMigrate := st.Bool("no-migrate", "DYNAMOPG_NO_MIGRATE", false, "do not apply migrations at start")
+	logLevel := st.String("log-level", "DYNAMOPG_LOG_LEVEL", "info", "log level: debug (every request), info (refused requests), warn (throttling), error")
+	logFormat := st.String("log-format", "DYNAMOPG_LOG_FORMAT", "text", "log format: text or json")
+	propagation := st.String("index-propagation", "DYNAMOPG_INDEX_PROPAGATION", "sync", "how writes reach new secondary indexes: sync (in the write's transaction) or async (through the queue)")
+	collLimit := st.Int64("item-collection-limit", "DYNAMOPG_ITEM_COLLECTION_LIMIT", 0, "item collection size limit in bytes on tables with local secondary indexes; 0 is the service's 10 GB")
+	authMode := st.String("auth", "DYNAMOPG_AUTH", "none", "request authentication: none (accept any credentials) or sigv4 (verify signatures against --credentials-file and DYNAMOPG_CREDENTIALS)")
+	credFile := st.String("credentials-file", "DYNAMOPG_CREDENTIALS_FILE", "", "with --auth sigv4: file of lines 'ACCESS_KEY_ID SECRET' (# comments allowed)")
+	tlsCert := st.String("tls-cert", "DYNAMOPG_TLS_CERT", "", "PEM certificate file: serve HTTPS (with --tls-key)")
+	tlsKey := st.String("tls-key", "DYNAMOPG_TLS_KEY", "", "PEM private key file of --tls-cert")
+	reqTimeout := st.Duration("request-timeout", "DYNAMOPG_REQUEST_TIMEOUT", 30*time.Second, "deadline of one request's work; past it the client gets a retryable error (ThrottlingException when the database pool is exhausted, else InternalServerError); 0 for none")
+	maxInFlight := st.Int("max-in-flight", "DYNAMOPG_MAX_IN_FLIGHT", 0, "requests served at once; more wait up to --in-flight-wait, then get ThrottlingException; 0 for no cap")
+	inFlightWait := st.Duration("in-flight-wait", "DYNAMOPG_IN_FLIGHT_WAIT", time.Second, "how long a request waits for a slot under --max-in-flight")
+	readHeaderTimeout := st.Duration("read-header-timeout", "DYNAMOPG_READ_HEADER_TIMEOUT", 10*time.Second, "time allowed to read a request's headers")
+	readTimeout := st.Duration("read-timeout", "DYNAMOPG_READ_TIMEOUT", time.Minute, "time allowed to read a whole request, body included (bounds slow clients)")
+	writeTimeout := st.Duration("write-timeout", "DYNAMOPG_WRITE_TIMEOUT", 2*time.Minute, "time allowed from the end of the request headers to the end of the response; keep it above --request-timeout")
+	idleTimeout := st.Duration("idle-timeout", "DYNAMOPG_IDLE_TIMEOUT", 5*time.Minute, "how long an idle keep-alive connection stays open")
+	fs.Usage = st.usage("serve", "Run the DynamoDB-compatible server.", [][2]string{
+		{"DYNAMOPG_CREDENTIALS", "with --auth sigv4: credentials as ACCESS_KEY_ID:SECRET,… (added to --credentials-file's)"},
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
 	log := newLogger(*logLevel, *logFormat)
 	if *propagation != store.PropagationSync && *propagation != store.PropagationAsync {
 		return fmt.Errorf("--index-propagation %q: want sync or async", *propagation)
 	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return fmt.Errorf("--tls-cert and --tls-key go together")
+	}
+	var verifier *auth.Verifier
+	authDesc := "accept-any"
+	switch *authMode {
+	case "none", "":
+	case "sigv4":
+		creds := auth.Credentials{}
+		if *credFile != "" {
+			c, err := auth.LoadCredentialsFile(*credFile)
+			if err != nil {
+				return err
+			}
+			for k, v := range c {
+				creds[k] = v
+			}
+		}
+		if env := os.Getenv("DYNAMOPG_CREDENTIALS"); env != "" {
+			c, err := auth.ParseCredentialsEnv(env)
+			if err != nil {
+				return fmt.Errorf("DYNAMOPG_CREDENTIALS: %w", err)
+			}
+			for k, v := range c {
+				creds[k] = v
+			}
+		}
+		if len(creds) == 0 {
+			return fmt.Errorf("--auth sigv4 needs credentials: --credentials-file or DYNAMOPG_CREDENTIALS")
+		}
+		verifier = &auth.Verifier{Creds: creds}
+		authDesc = fmt.Sprintf("sigv4 (%d access keys)", len(creds))
+	default:
+		return fmt.Errorf("--auth %q: want none or sigv4", *authMode)
+	}
+	log.Info("configuration", st.attrs()...)
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	st, err := openStore(ctx, *db, !*noMigrate, log)
+	stor, err := openStore(ctx, *db, !*noMigrate, int32(*dbMaxConns), log)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
-	defer st.Close()
+	defer stor.Close()
 
+	var tlsCfg *tls.Config
+	if *tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("tls: %w", err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := server.New(st, log, api.Options{IndexPropagation: *propagation, ItemCollectionLimit: *collLimit})
+	scheme := "http"
+	if tlsCfg != nil {
+		ln = tls.NewListener(ln, tlsCfg)
+		scheme = "https"
+	}
+	srv := server.NewWithConfig(stor, log, server.Config{
+		API:            api.Options{IndexPropagation: *propagation, ItemCollectionLimit: *collLimit},
+		Auth:           verifier,
+		RequestTimeout: *reqTimeout,
+		MaxInFlight:    *maxInFlight,
+		QueueTimeout:   *inFlightWait,
+		Version:        version,
+	})
 	// IdleTimeout is set on its own: left at zero, Go falls back to
 	// ReadHeaderTimeout and closes idle keep-alive connections after 10 s,
 	// racing clients that reuse them.
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 5 * time.Minute}
-	log.Info("dynamopg serving", "version", version, "listen", ln.Addr().String(), "db", maskURL(*db), "auth", "accept-any", "index_propagation", *propagation)
+	httpSrv := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: *readHeaderTimeout,
+		ReadTimeout:       *readTimeout,
+		WriteTimeout:      *writeTimeout,
+		IdleTimeout:       *idleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	log.Info("dynamopg serving", "version", version, "listen", ln.Addr().String(), "scheme", scheme, "db", maskURL(*db), "auth", authDesc, "index_propagation", *propagation)
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
@@ -81,13 +168,20 @@ func serve(ctx context.Context, args []string) error {
 }
 
 func newLogger(level, format string) *slog.Logger {
+	return newLoggerTo(os.Stderr, level, format)
+}
+
+func newLoggerTo(w io.Writer, level, format string) *slog.Logger {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		lv = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: lv}
+	var h slog.Handler
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		h = slog.NewJSONHandler(w, opts)
+	} else {
+		h = slog.NewTextHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	return slog.New(server.ContextHandler{Handler: h})
 }

@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"runtime"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/dynamopg/dynamopg/server/metrics"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// serverMetrics are the families GET /metrics exposes.
+type serverMetrics struct {
+	reg      *metrics.Registry
+	requests *metrics.CounterVec
+	latency  *metrics.HistogramVec
+	errors   *metrics.CounterVec
+	inFlight atomic.Int64
+}
+
+func newServerMetrics(s *Server) *serverMetrics {
+	reg := metrics.NewRegistry()
+	m := &serverMetrics{reg: reg}
+	m.requests = reg.NewCounterVec("dynamopg_requests_total",
+		"DynamoDB API requests by operation and outcome (success, client_error, throttled, server_error).", "operation", "outcome")
+	m.latency = reg.NewHistogramVec("dynamopg_request_duration_seconds",
+		"DynamoDB API request latency by operation and outcome.", metrics.DefaultBuckets, "operation", "outcome")
+	m.errors = reg.NewCounterVec("dynamopg_errors_total",
+		"Error responses by operation and error type (the __type's short name).", "operation", "type")
+	reg.NewGaugeFunc("dynamopg_requests_in_flight", "Requests being served.", func() []metrics.Sample {
+		return []metrics.Sample{{Value: float64(m.inFlight.Load())}}
+	})
+	version := s.cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	reg.NewGaugeFunc("dynamopg_build_info", "Build information; always 1.", func() []metrics.Sample {
+		return []metrics.Sample{{Labels: []string{version, runtime.Version()}, Value: 1}}
+	}, "version", "go_version")
+	start := time.Now()
+	reg.NewGaugeFunc("dynamopg_process_start_time_seconds", "Start time of the process since the Unix epoch.", func() []metrics.Sample {
+		return []metrics.Sample{{Value: float64(start.UnixNano()) / 1e9}}
+	})
+	if s.cfg.MaxInFlight > 0 {
+		reg.NewGaugeFunc("dynamopg_requests_in_flight_limit", "The --max-in-flight cap.", func() []metrics.Sample {
+			return []metrics.Sample{{Value: float64(s.cfg.MaxInFlight)}}
+		})
+	}
+	if ps, ok := s.store.(store.PoolStatser); ok {
+		registerPoolStats(reg, ps)
+	}
+	if q, ok := s.store.(store.Queue); ok {
+		reg.NewGaugeFunc("dynamopg_index_queue_depth", "Pending rows of the asynchronous index propagation queue (all tables); absent when the database does not answer within 2 s.", func() []metrics.Sample {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			n, err := q.QueueDepth(ctx)
+			if err != nil {
+				return nil
+			}
+			return []metrics.Sample{{Value: float64(n)}}
+		})
+	}
+	return m
+}
+
+// registerPoolStats exposes each PoolStats key as dynamopg_db_pool_<key>: a
+// counter when the key ends in _total, a gauge otherwise. A key of the form
+// "<pool>_<stat>" from a store with several pools (SQLite's writer_ and
+// reader_) becomes the label pool="<pool>".
+func registerPoolStats(reg *metrics.Registry, ps store.PoolStatser) {
+	type series struct{ pool, key string }
+	byStat := map[string][]series{}
+	for k := range ps.PoolStats() {
+		pool, stat := "main", k
+		for _, p := range []string{"writer_", "reader_"} {
+			if rest, ok := strings.CutPrefix(k, p); ok {
+				pool, stat = strings.TrimSuffix(p, "_"), rest
+			}
+		}
+		byStat[stat] = append(byStat[stat], series{pool, k})
+	}
+	stats := make([]string, 0, len(byStat))
+	for st := range byStat {
+		stats = append(stats, st)
+	}
+	sort.Strings(stats)
+	for _, stat := range stats {
+		list := byStat[stat]
+		fn := func() []metrics.Sample {
+			cur := ps.PoolStats()
+			out := make([]metrics.Sample, 0, len(list))
+			for _, se := range list {
+				out = append(out, metrics.Sample{Labels: []string{se.pool}, Value: cur[se.key]})
+			}
+			return out
+		}
+		name := "dynamopg_db_pool_" + metrics.SanitizeName(stat)
+		help := "Database pool: " + stat + " (from the store's pool statistics)."
+		if strings.HasSuffix(stat, "_total") {
+			reg.NewCounterFunc(name, help, fn, "pool")
+		} else {
+			reg.NewGaugeFunc(name, help, fn, "pool")
+		}
+	}
+}
