@@ -74,6 +74,9 @@ func New(st store.Store, log *slog.Logger, opts Options) *API {
 		"DescribeLimits":     a.describeLimits,
 		"DescribeEndpoints":  a.describeEndpoints,
 	}
+	a.ops["ExecuteStatement"] = a.executeStatement
+	a.ops["BatchExecuteStatement"] = a.batchExecuteStatement
+	a.ops["ExecuteTransaction"] = a.executeTransaction
 	return a
 }
 
