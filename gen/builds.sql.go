@@ -43,36 +43,34 @@ func (q *Queries) BuildBackfilling(ctx context.Context, db DBTX, arg BuildBackfi
 	return building, err
 }
 
-const buildBarrierEscalate = `-- name: BuildBarrierEscalate :exec
-LOCK TABLE dynamopg.tables IN EXCLUSIVE MODE
+const buildBarrierDone = `-- name: BuildBarrierDone :exec
+SELECT dynamopg.index_build_barrier_done($1::bigint, $2::int)
 `
 
-// BuildBarrierEscalate is the barrier after a lock timeout: EXCLUSIVE on the
-// catalog table, which every write's FOR KEY SHARE needs (ROW SHARE), so
-// that writes arriving meanwhile queue behind TableUpdate (a fair lock
-// queue) instead of starving its FOR UPDATE; held to commit.
-func (q *Queries) BuildBarrierEscalate(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, buildBarrierEscalate)
+type BuildBarrierDoneParams struct {
+	IndexID int64
+	Ms      int32
+}
+
+// BuildBarrierDone records the barrier's wait of a build attempt.
+func (q *Queries) BuildBarrierDone(ctx context.Context, db DBTX, arg BuildBarrierDoneParams) error {
+	_, err := db.Exec(ctx, buildBarrierDone, arg.IndexID, arg.Ms)
 	return err
 }
 
-const buildBarrierSettings = `-- name: BuildBarrierSettings :one
-SELECT set_config('lock_timeout', dynamopg.setting_int('build_barrier_lock_timeout_ms', 2000)::text || 'ms', true)::text AS lock_timeout,
-       dynamopg.setting_int('build_barrier_retries', 5)::int AS retries
+const buildBarrierTimeout = `-- name: BuildBarrierTimeout :exec
+SELECT dynamopg.index_build_barrier_timeout($1::bigint, $2::int)
 `
 
-type BuildBarrierSettingsRow struct {
-	LockTimeout string
-	Retries     int32
+type BuildBarrierTimeoutParams struct {
+	IndexID int64
+	Ms      int32
 }
 
-// BuildBarrierSettings sets the transaction's lock_timeout to the barrier's
-// and returns how many times TableUpdate retries a lock timeout.
-func (q *Queries) BuildBarrierSettings(ctx context.Context, db DBTX) (BuildBarrierSettingsRow, error) {
-	row := db.QueryRow(ctx, buildBarrierSettings)
-	var i BuildBarrierSettingsRow
-	err := row.Scan(&i.LockTimeout, &i.Retries)
-	return i, err
+// BuildBarrierTimeout counts a barrier that exceeded build_barrier_wait_ms.
+func (q *Queries) BuildBarrierTimeout(ctx context.Context, db DBTX, arg BuildBarrierTimeoutParams) error {
+	_, err := db.Exec(ctx, buildBarrierTimeout, arg.IndexID, arg.Ms)
+	return err
 }
 
 const buildClaim = `-- name: BuildClaim :one
@@ -257,29 +255,21 @@ func (q *Queries) BuildPurge(ctx context.Context, db DBTX, arg BuildPurgeParams)
 }
 
 const buildRecord = `-- name: BuildRecord :exec
-INSERT INTO dynamopg.index_builds (index_id, table_id, index_name, barrier_ms, barrier_retries)
-VALUES ($1::bigint, $2::bigint, $3::text, $4::int, $5::int)
+INSERT INTO dynamopg.index_builds (index_id, table_id, index_name)
+VALUES ($1::bigint, $2::bigint, $3::text)
 ON CONFLICT (index_id) DO NOTHING
 `
 
 type BuildRecordParams struct {
-	IndexID        int64
-	TableID        int64
-	IndexName      string
-	BarrierMs      int32
-	BarrierRetries int32
+	IndexID   int64
+	TableID   int64
+	IndexName string
 }
 
 // BuildRecord notes an index added as CREATING (TableUpdate, in its
-// transaction) with the barrier's wait.
+// transaction): phase allocating until a builder claims it.
 func (q *Queries) BuildRecord(ctx context.Context, db DBTX, arg BuildRecordParams) error {
-	_, err := db.Exec(ctx, buildRecord,
-		arg.IndexID,
-		arg.TableID,
-		arg.IndexName,
-		arg.BarrierMs,
-		arg.BarrierRetries,
-	)
+	_, err := db.Exec(ctx, buildRecord, arg.IndexID, arg.TableID, arg.IndexName)
 	return err
 }
 
@@ -390,4 +380,44 @@ func (q *Queries) BuildSweep(ctx context.Context, db DBTX, arg BuildSweepParams)
 	var i BuildSweepRow
 	err := row.Scan(&i.Removed, &i.Gone)
 	return i, err
+}
+
+const catalogLockTimeout = `-- name: CatalogLockTimeout :exec
+SELECT set_config('lock_timeout', dynamopg.setting_int('catalog_lock_timeout_ms', 5000)::text || 'ms', true)
+`
+
+// CatalogLockTimeout sets the transaction's lock_timeout for a catalog row
+// change (setting catalog_lock_timeout_ms).
+func (q *Queries) CatalogLockTimeout(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, catalogLockTimeout)
+	return err
+}
+
+const catalogLockers = `-- name: CatalogLockers :one
+SELECT dynamopg.catalog_lockers()::text[] AS vxids
+`
+
+// CatalogLockers starts the catalog barrier: the transactions (other than
+// the caller's) holding a lock on dynamopg.tables.
+func (q *Queries) CatalogLockers(ctx context.Context, db DBTX) ([]string, error) {
+	row := db.QueryRow(ctx, catalogLockers)
+	var vxids []string
+	err := row.Scan(&vxids)
+	return vxids, err
+}
+
+const catalogLockersLeft = `-- name: CatalogLockersLeft :one
+SELECT dynamopg.catalog_lockers_left($1::text[])::int AS running
+`
+
+type CatalogLockersLeftParams struct {
+	Vxids []string
+}
+
+// CatalogLockersLeft counts those still running.
+func (q *Queries) CatalogLockersLeft(ctx context.Context, db DBTX, arg CatalogLockersLeftParams) (int32, error) {
+	row := db.QueryRow(ctx, catalogLockersLeft, arg.Vxids)
+	var running int32
+	err := row.Scan(&running)
+	return running, err
 }

@@ -9,15 +9,17 @@ import (
 )
 
 type DynamopgIndexBuild struct {
-	IndexID        int64
-	TableID        int64
-	IndexName      string
-	Phase          string
-	RowsDone       int64
-	CurrentKey     []byte
-	Pages          int64
-	Retries        int64
-	BarrierMs      pgtype.Int4
+	IndexID    int64
+	TableID    int64
+	IndexName  string
+	Phase      string
+	RowsDone   int64
+	CurrentKey []byte
+	Pages      int64
+	Retries    int64
+	// how long the last build attempt waited in its barrier for the transactions that held a lock on dynamopg.tables
+	BarrierMs pgtype.Int4
+	// barrier waits that exceeded build_barrier_wait_ms (each fails its attempt transiently)
 	BarrierRetries int32
 	Owner          pgtype.Text
 	CreatedAt      pgtype.Timestamptz

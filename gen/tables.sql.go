@@ -103,16 +103,18 @@ func (q *Queries) TableGet(ctx context.Context, db DBTX, arg TableGetParams) ([]
 const tableGetForUpdate = `-- name: TableGetForUpdate :one
 SELECT def
   FROM dynamopg.tables
- WHERE name = $1
-   FOR UPDATE
+ WHERE name = $1 AND status <> 'DELETING'
+   FOR NO KEY UPDATE
 `
 
 type TableGetForUpdateParams struct {
 	Name string
 }
 
-// TableGetForUpdate reads a table's catalog JSON and locks the row, waiting
-// for item writers (which hold FOR KEY SHARE) to finish.
+// TableGetForUpdate reads a table's catalog JSON and locks the row FOR NO
+// KEY UPDATE: it waits for other catalog changes (TableUpdate, DeleteTable's
+// mark, a build's index removal), never for item writers (FOR KEY SHARE).
+// A DELETING table is not found.
 func (q *Queries) TableGetForUpdate(ctx context.Context, db DBTX, arg TableGetForUpdateParams) ([]byte, error) {
 	row := db.QueryRow(ctx, tableGetForUpdate, arg.Name)
 	var def []byte

@@ -55,16 +55,32 @@ UPDATE dynamopg.index_builds SET heartbeat_at = now() WHERE index_id = @index_id
 
 -- name: BuildRecord :exec
 -- BuildRecord notes an index added as CREATING (TableUpdate, in its
--- transaction) with the barrier's wait.
-INSERT INTO dynamopg.index_builds (index_id, table_id, index_name, barrier_ms, barrier_retries)
-VALUES (@index_id::bigint, @table_id::bigint, @index_name::text, @barrier_ms::int, @barrier_retries::int)
+-- transaction): phase allocating until a builder claims it.
+INSERT INTO dynamopg.index_builds (index_id, table_id, index_name)
+VALUES (@index_id::bigint, @table_id::bigint, @index_name::text)
 ON CONFLICT (index_id) DO NOTHING;
 
--- name: BuildBarrierSettings :one
--- BuildBarrierSettings sets the transaction's lock_timeout to the barrier's
--- and returns how many times TableUpdate retries a lock timeout.
-SELECT set_config('lock_timeout', dynamopg.setting_int('build_barrier_lock_timeout_ms', 2000)::text || 'ms', true)::text AS lock_timeout,
-       dynamopg.setting_int('build_barrier_retries', 5)::int AS retries;
+-- name: CatalogLockTimeout :exec
+-- CatalogLockTimeout sets the transaction's lock_timeout for a catalog row
+-- change (setting catalog_lock_timeout_ms).
+SELECT set_config('lock_timeout', dynamopg.setting_int('catalog_lock_timeout_ms', 5000)::text || 'ms', true);
+
+-- name: CatalogLockers :one
+-- CatalogLockers starts the catalog barrier: the transactions (other than
+-- the caller's) holding a lock on dynamopg.tables.
+SELECT dynamopg.catalog_lockers()::text[] AS vxids;
+
+-- name: CatalogLockersLeft :one
+-- CatalogLockersLeft counts those still running.
+SELECT dynamopg.catalog_lockers_left(@vxids::text[])::int AS running;
+
+-- name: BuildBarrierDone :exec
+-- BuildBarrierDone records the barrier's wait of a build attempt.
+SELECT dynamopg.index_build_barrier_done(@index_id::bigint, @ms::int);
+
+-- name: BuildBarrierTimeout :exec
+-- BuildBarrierTimeout counts a barrier that exceeded build_barrier_wait_ms.
+SELECT dynamopg.index_build_barrier_timeout(@index_id::bigint, @ms::int);
 
 -- name: BuildSettingInt :one
 -- BuildSettingInt reads an integer setting.
@@ -83,10 +99,3 @@ LISTEN dynamopg_index_build;
 -- name: BuildPurge :exec
 -- BuildPurge forgets finished builds older than @days days.
 SELECT dynamopg.index_builds_purge(@days::int);
-
--- name: BuildBarrierEscalate :exec
--- BuildBarrierEscalate is the barrier after a lock timeout: EXCLUSIVE on the
--- catalog table, which every write's FOR KEY SHARE needs (ROW SHARE), so
--- that writes arriving meanwhile queue behind TableUpdate (a fair lock
--- queue) instead of starving its FOR UPDATE; held to commit.
-LOCK TABLE dynamopg.tables IN EXCLUSIVE MODE;

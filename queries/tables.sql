@@ -18,12 +18,14 @@ SELECT def
  WHERE name = @name;
 
 -- name: TableGetForUpdate :one
--- TableGetForUpdate reads a table's catalog JSON and locks the row, waiting
--- for item writers (which hold FOR KEY SHARE) to finish.
+-- TableGetForUpdate reads a table's catalog JSON and locks the row FOR NO
+-- KEY UPDATE: it waits for other catalog changes (TableUpdate, DeleteTable's
+-- mark, a build's index removal), never for item writers (FOR KEY SHARE).
+-- A DELETING table is not found.
 SELECT def
   FROM dynamopg.tables
- WHERE name = @name
-   FOR UPDATE;
+ WHERE name = @name AND status <> 'DELETING'
+   FOR NO KEY UPDATE;
 
 -- name: TableList :many
 -- TableList lists table names in byte order, strictly after @after.

@@ -1,11 +1,16 @@
 -- build.sql: the online build of a global secondary index added to a live
 -- table (docs/index-build.md). TableUpdate commits the index as CREATING
--- with its storage under the catalog row's FOR UPDATE lock, which waits out
--- every write that read the old definition (the barrier); from then on every
--- write maintains the index. pgstore's builder (build.go) then calls, on its
--- own connection holding the index's advisory lock:
+-- with its storage under the catalog row's FOR NO KEY UPDATE lock (which
+-- writers' FOR KEY SHARE does not conflict with: it commits at once); every
+-- write that reads the catalog after that commit maintains the index.
+-- pgstore's builder (build.go) then calls, on its own connection holding
+-- the index's advisory lock:
 --
 --   index_build_claim      phase barrier, attempts + 1, the resume point
+--   catalog_lockers /      the barrier (catalog.sql): waits, blocking
+--   catalog_lockers_left   nobody, until every transaction that held a lock
+--                          on dynamopg.tables when it started has ended
+--   index_build_barrier_done  barrier_ms
 --   index_build_backfilling Backfilling true in the catalog, phase backfill
 --   index_build_page       one page of the table (one transaction)
 --   index_build_item       one row a writer held during its page
@@ -88,7 +93,7 @@ DECLARE
     v_def jsonb;
     v_ix  jsonb;
 BEGIN
-    SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table;
+    SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table AND t.status <> 'DELETING';
     v_ix := dynamopg.build_index(v_def, p_index);
     gone := v_ix IS NULL;
     rows_done := 0;
@@ -111,9 +116,9 @@ $$;
 
 -- index_build_backfilling marks the index Backfilling in the catalog (a
 -- non-key UPDATE: it neither waits for writers nor makes them wait) and
--- sets phase backfill; false when the index is no longer CREATING. The
--- barrier needs nothing here: TableUpdate's commit of the CREATING row waited
--- for every write holding the catalog row (docs/index-build.md).
+-- sets phase backfill; false when the index is no longer CREATING (or the
+-- table is DELETING). The builder calls it after the barrier
+-- (docs/index-build.md).
 CREATE OR REPLACE FUNCTION dynamopg.index_build_backfilling(p_table bigint, p_index bigint)
 RETURNS boolean
 LANGUAGE plpgsql AS $$
@@ -123,7 +128,7 @@ BEGIN
                  (SELECT jsonb_agg(CASE WHEN (e->>'id')::bigint = p_index
                                         THEN e || '{"backfilling": true}' ELSE e END ORDER BY n)
                     FROM jsonb_array_elements(t.def->'indexes') WITH ORDINALITY AS x(e, n)))
-     WHERE t.id = p_table AND dynamopg.build_index(t.def, p_index) IS NOT NULL;
+     WHERE t.id = p_table AND t.status <> 'DELETING' AND dynamopg.build_index(t.def, p_index) IS NOT NULL;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
@@ -279,7 +284,7 @@ BEGIN
                  (SELECT jsonb_agg(CASE WHEN (e->>'id')::bigint = p_index
                                         THEN (e - 'backfilling') || '{"status": "ACTIVE"}' ELSE e END ORDER BY n)
                     FROM jsonb_array_elements(t.def->'indexes') WITH ORDINALITY AS x(e, n)))
-     WHERE t.id = p_table AND dynamopg.build_index(t.def, p_index) IS NOT NULL;
+     WHERE t.id = p_table AND t.status <> 'DELETING' AND dynamopg.build_index(t.def, p_index) IS NOT NULL;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
@@ -290,11 +295,14 @@ BEGIN
 END;
 $$;
 
--- index_build_remove removes the index from the catalog and drops its
--- storage, only while it is still CREATING (an index a build published
--- stays), pruning the attribute definitions no key uses any more; phase
--- failed with p_reason. It takes the catalog row FOR UPDATE, as TableUpdate
--- does, with build_barrier_lock_timeout_ms. It reports whether it removed.
+-- index_build_remove removes the index from the catalog, only while it is
+-- still CREATING (an index a build published stays) and the table is not
+-- DELETING, pruning the attribute definitions no key uses any more; phase
+-- failed with p_reason. It takes the catalog row FOR NO KEY UPDATE, as
+-- TableUpdate does (catalog_lock_timeout_ms). It does not drop i_<id>: a
+-- write that read the old definition may still be about to write to it.
+-- The caller drops it after the catalog barrier (pgstore's deferred drop),
+-- or the sweeper does. It reports whether it removed.
 CREATE OR REPLACE FUNCTION dynamopg.index_build_remove(p_table bigint, p_index bigint, p_reason text)
 RETURNS boolean
 LANGUAGE plpgsql AS $$
@@ -304,8 +312,9 @@ DECLARE
     v_used text[];
     v_name text;
 BEGIN
-    PERFORM set_config('lock_timeout', dynamopg.setting_int('build_barrier_lock_timeout_ms', 2000) || 'ms', true);
-    SELECT t.def INTO v_def FROM dynamopg.tables t WHERE t.id = p_table FOR UPDATE;
+    PERFORM set_config('lock_timeout', dynamopg.setting_int('catalog_lock_timeout_ms', 5000) || 'ms', true);
+    SELECT t.def INTO v_def FROM dynamopg.tables t
+     WHERE t.id = p_table AND t.status <> 'DELETING' FOR NO KEY UPDATE;
     v_name := dynamopg.build_index(v_def, p_index)->>'name';
     IF v_name IS NULL THEN
         RETURN false;
@@ -328,7 +337,6 @@ BEGIN
         v_def := v_def - 'indexes';
     END IF;
     UPDATE dynamopg.tables t SET def = v_def WHERE t.id = p_table;
-    PERFORM dynamopg.index_storage_drop(p_index);
     UPDATE dynamopg.index_builds b
        SET phase = 'failed', finished_at = now(), last_error = p_reason
      WHERE b.index_id = p_index;
@@ -338,7 +346,8 @@ END;
 $$;
 
 -- index_build_cancel (for DBAs) removes a CREATING index by table and index
--- name; its builder stops at its next page. It reports whether it removed.
+-- name; its builder stops at its next page, and the sweeper drops its
+-- storage (after the catalog barrier). It reports whether it removed.
 CREATE OR REPLACE FUNCTION dynamopg.index_build_cancel(p_table_name text, p_index_name text)
 RETURNS boolean
 LANGUAGE plpgsql AS $$
@@ -355,6 +364,25 @@ BEGIN
     RETURN dynamopg.index_build_remove((v_def->>'id')::bigint, (v_ix->>'id')::bigint,
                                        'cancelled by index_build_cancel (' || session_user || ')');
 END;
+$$;
+
+-- index_build_barrier_done records the barrier's wait of a build attempt.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_barrier_done(p_index bigint, p_ms int)
+RETURNS void
+LANGUAGE sql AS $$
+    UPDATE dynamopg.index_builds b SET barrier_ms = p_ms, heartbeat_at = now()
+     WHERE b.index_id = p_index
+$$;
+
+-- index_build_barrier_timeout counts a barrier that waited longer than
+-- build_barrier_wait_ms (barrier_retries); the attempt then fails
+-- transiently and recovery retries it.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_barrier_timeout(p_index bigint, p_ms int)
+RETURNS void
+LANGUAGE sql AS $$
+    UPDATE dynamopg.index_builds b
+       SET barrier_ms = p_ms, barrier_retries = b.barrier_retries + 1, heartbeat_at = now()
+     WHERE b.index_id = p_index
 $$;
 
 -- index_build_failed records a transient failure: the index stays CREATING

@@ -2,11 +2,20 @@
 -- (store.Table: {"id", "hash": {"name", "type"}, "range"?, "indexes"?: [...]}).
 
 -- table_def returns a table's catalog JSON, locked FOR KEY SHARE when p_lock
--- (item writers: holds off TableUpdate and TableDelete until they commit), or
+-- (item writers: holds off DeleteTable's drop until they commit), or
 -- raises undefined_table when the table is not in the catalog or is DELETING
 -- (drop.sql): item operations never touch a table being dropped. The status
 -- test comes before the lock, so a DELETING row is not locked (and the drop's
 -- wait for writers in flight is not prolonged by writers that bounce off).
+--
+-- With p_lock it first takes ROW SHARE on dynamopg.tables in a statement of
+-- its own (the lock FOR KEY SHARE takes anyway, so nothing new conflicts),
+-- so that the snapshot of the SELECT below is taken after this writer holds
+-- a lock on dynamopg.tables. The catalog barrier (catalog_lockers) relies on
+-- that: a write it does not see holding such a lock reads the catalog with a
+-- snapshot taken after the barrier started (docs/index-build.md). Without
+-- the separate statement, PostgreSQL takes a statement's snapshot before it
+-- locks the statement's relations.
 CREATE OR REPLACE FUNCTION dynamopg.table_def(p_table bigint, p_lock boolean)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
@@ -14,6 +23,7 @@ DECLARE
     v_def jsonb;
 BEGIN
     IF p_lock THEN
+        LOCK TABLE dynamopg.tables IN ROW SHARE MODE;
         SELECT t.def INTO v_def FROM dynamopg.tables t
          WHERE t.id = p_table AND t.status <> 'DELETING' FOR KEY SHARE;
     ELSE
@@ -152,4 +162,37 @@ RETURNS boolean
 LANGUAGE sql IMMUTABLE AS $$
     SELECT EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(p_def->'indexes', '[]')) e
                     WHERE dynamopg.index_async(e))
+$$;
+
+-- catalog_lockers is the first half of the catalog barrier
+-- (docs/index-build.md): the virtual transaction ids of every transaction
+-- other than the caller's that holds (or waits for) a lock on
+-- dynamopg.tables. Every item write, queue apply and backfill page holds
+-- one from before it reads the catalog until it ends. pg_locks lists
+-- fast-path locks too; it reads them before the shared lock table, and a
+-- fast-path lock only ever moves into the shared table, so a lock held
+-- throughout the call is never missed. Taking no lock itself, it blocks
+-- nobody.
+CREATE OR REPLACE FUNCTION dynamopg.catalog_lockers()
+RETURNS text[]
+LANGUAGE sql VOLATILE AS $$
+    SELECT coalesce(array_agg(DISTINCT l.virtualtransaction), '{}')
+      FROM pg_locks l
+     WHERE l.locktype = 'relation'
+       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND l.relation = 'dynamopg.tables'::regclass
+       AND l.virtualtransaction IS NOT NULL
+       AND l.pid IS DISTINCT FROM pg_backend_pid()
+$$;
+
+-- catalog_lockers_left is the second half: how many of the transactions
+-- p_vxids (from catalog_lockers) are still running (hold any lock at all:
+-- a running transaction always holds its own virtualxid lock). Virtual
+-- transaction ids are never reused.
+CREATE OR REPLACE FUNCTION dynamopg.catalog_lockers_left(p_vxids text[])
+RETURNS int
+LANGUAGE sql VOLATILE AS $$
+    SELECT count(DISTINCT l.virtualtransaction)::int
+      FROM pg_locks l
+     WHERE l.virtualtransaction = ANY (p_vxids)
 $$;

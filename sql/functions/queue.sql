@@ -120,9 +120,13 @@ BEGIN
     SELECT array_agg(q.id) INTO v_ids
       FROM dynamopg.index_queue q
      WHERE q.table_id = p_table AND q.key = p_key;
-    -- The index set, locked against TableUpdate and TableDelete. A DELETING
+    -- The index set, locked against TableDelete's drop. A DELETING
     -- table (drop.sql) counts as gone: its rows are consumed, its data
-    -- tables not touched, and its catalog row not locked.
+    -- tables not touched, and its catalog row not locked. The table lock
+    -- first, in its own statement, as table_def does: the catalog barrier
+    -- (catalog_lockers) then sees this transaction, or the SELECT's
+    -- snapshot is newer than the barrier's start.
+    LOCK TABLE dynamopg.tables IN ROW SHARE MODE;
     SELECT t.def INTO v_def FROM dynamopg.tables t
      WHERE t.id = p_table AND t.status <> 'DELETING' FOR KEY SHARE;
     IF v_def IS NULL OR NOT dynamopg.has_async_index(v_def) THEN

@@ -20,13 +20,14 @@ import (
 // The online build of a global secondary index (docs/index-build.md).
 //
 // TableUpdate commits the index as CREATING, with its storage, under the
-// catalog row's FOR UPDATE lock. Every write holds that row FOR KEY SHARE
-// from before it reads the definition until it commits, so the commit waits
-// out every write that read the old definition (the barrier), and every
-// later write maintains the index. IndexBuildStart then runs the build in
+// catalog row's FOR NO KEY UPDATE lock, at once: it does not conflict with
+// the FOR KEY SHARE writes hold. Every write that reads the catalog after
+// that commit maintains the index. IndexBuildStart then runs the build in
 // the background: on its own connection (application_name
-// BuildApplicationName) holding the index's advisory lock, it marks the
-// index Backfilling, writes the table into it page by page
+// BuildApplicationName) holding the index's advisory lock, it first waits
+// out the writes that may have read the old definition (the catalog
+// barrier, barrier.go: blocking nobody, bounded by build_barrier_wait_ms),
+// then marks the index Backfilling, writes the table into it page by page
 // (dynamopg.index_build_page), sweeps index rows whose item is gone, and
 // flips it ACTIVE. A transient failure leaves the index CREATING for the
 // recovery worker; a permanent one removes it while it is still CREATING.
@@ -237,13 +238,17 @@ func (s *Store) buildRun(ctx context.Context, b buildTarget) {
 }
 
 // buildRemove removes the index while it is still CREATING, retrying lock
-// timeouts like TableUpdate.
+// timeouts; its storage is then dropped in the background after the catalog
+// barrier (dropIndexesDeferred).
 func (s *Store) buildRemove(ctx context.Context, b buildTarget, reason string) (bool, error) {
 	var err error
 	for attempt := 0; attempt < 6; attempt++ {
 		var removed bool
 		removed, err = s.q.BuildRemove(ctx, s.pool, gen.BuildRemoveParams{TableID: b.tableID, IndexID: b.indexID, Reason: reason})
 		if err == nil {
+			if removed {
+				s.dropIndexesDeferred(b.tableName, []int64{b.indexID})
+			}
 			return removed, nil
 		}
 		if !isCode(err, codeLockNotAvailable) && !retryable(err) {
@@ -300,6 +305,23 @@ func (s *Store) buildOnce(ctx context.Context, b buildTarget, log interface {
 	if claim.Gone {
 		return errBuildGone
 	}
+	// The barrier: every transaction that held a lock on dynamopg.tables
+	// now (after the CREATING commit) must end before the backfill starts.
+	limit, err := s.barrierWait(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("pgstore: index build: settings: %w", err)
+	}
+	waited, err := s.catalogBarrier(ctx, conn, limit)
+	if errors.Is(err, errBarrierTimeout) {
+		_ = s.q.BuildBarrierTimeout(ctx, conn, gen.BuildBarrierTimeoutParams{IndexID: b.indexID, Ms: msInt32(waited)})
+	}
+	if err != nil {
+		return fmt.Errorf("pgstore: index build: barrier: %w", err)
+	}
+	if err := s.q.BuildBarrierDone(ctx, conn, gen.BuildBarrierDoneParams{IndexID: b.indexID, Ms: msInt32(waited)}); err != nil {
+		return fmt.Errorf("pgstore: index build: barrier: %w", err)
+	}
+	log.DebugContext(ctx, "index build: barrier passed", "waited", waited)
 	if ok, err := s.q.BuildBackfilling(ctx, conn, gen.BuildBackfillingParams{TableID: b.tableID, IndexID: b.indexID}); err != nil {
 		return fmt.Errorf("pgstore: index build: backfilling: %w", err)
 	} else if !ok {

@@ -321,8 +321,9 @@ func (g *gate) hook() {
 func TestBuildRaceWithCatalog(t *testing.T) {
 	for _, prop := range []string{store.PropagationSync, store.PropagationAsync} {
 		t.Run(prop+"/before-the-index", func(t *testing.T) {
-			// A write that read the catalog before the index exists holds
-			// TableUpdate (the barrier) until it commits.
+			// A write that read the catalog before the index exists does
+			// not hold up TableUpdate, but the build's barrier waits for it
+			// before the backfill starts.
 			s := newStore(t)
 			tb := newTable(t, s, "t", attr.TypeS, attr.TypeNone)
 			loadItems(t, s, tb, 50)
@@ -338,16 +339,35 @@ func TestBuildRaceWithCatalog(t *testing.T) {
 				done <- err
 			}()
 			<-g.paused[0]
-			time.AfterFunc(500*time.Millisecond, func() { close(g.release[0]) })
 			tb2, took := addIndex(t, s, "t", gsiHash(prop))
+			if took > 200*time.Millisecond {
+				t.Fatalf("TableUpdate took %v: it waited for the write in flight", took)
+			}
+			if err := s.IndexBuildStart(context.Background(), tb2, "gh"); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(500 * time.Millisecond)
+			_, ix := indexOf(t, s, "t", "gh")
+			var phase string
+			if err := s.Pool().QueryRow(context.Background(), "SELECT phase FROM dynamopg.index_builds WHERE index_id = $1", ix.ID).Scan(&phase); err != nil {
+				t.Fatal(err)
+			}
+			if ix.Status != store.StatusCreating || ix.Backfilling || phase != "barrier" {
+				t.Fatalf("build with a write in flight that read the old catalog: %+v, phase %s, want the barrier", ix, phase)
+			}
+			close(g.release[0])
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			if took < 400*time.Millisecond {
-				t.Fatalf("TableUpdate took %v: it did not wait for the write that read the catalog", took)
+			waitIndex(t, s, tb2, "gh")
+			var barrier int
+			if err := s.Pool().QueryRow(context.Background(), "SELECT barrier_ms FROM dynamopg.index_builds WHERE index_id = $1", ix.ID).Scan(&barrier); err != nil {
+				t.Fatal(err)
 			}
-			t.Logf("TableUpdate waited %v for the paused write", took)
-			buildIndex(t, s, tb2, "gh")
+			if barrier < 400 {
+				t.Fatalf("barrier_ms %d: the barrier did not wait for the write that read the catalog", barrier)
+			}
+			t.Logf("TableUpdate %v; the build's barrier waited %d ms for the paused write", took.Round(time.Microsecond), barrier)
 			if prop == store.PropagationAsync {
 				queueWait(t, s, tb)
 			}
@@ -360,11 +380,20 @@ func TestBuildRaceWithCatalog(t *testing.T) {
 				loadItems(t, s, tb, 600)
 				tb2, _ := addIndex(t, s, "t", gsiHash(prop))
 				g := newGate(3)
+				// The writes start once the build passed its barrier (which
+				// would wait for them) and is at its first page.
+				atPage, writesPaused := make(chan struct{}), make(chan struct{})
+				var pageOnce sync.Once
+				page := func() { pageOnce.Do(func() { close(atPage); <-writesPaused }) }
 				if where == "after-catalog-read" {
-					defer pgstore.SetBuildTestHooks(g.hook, nil, nil)()
+					defer pgstore.SetBuildTestHooks(g.hook, nil, page)()
 				} else {
-					defer pgstore.SetBuildTestHooks(nil, g.hook, nil)()
+					defer pgstore.SetBuildTestHooks(nil, g.hook, page)()
 				}
+				if err := s.IndexBuildStart(context.Background(), tb2, "gh"); err != nil {
+					t.Fatal(err)
+				}
+				<-atPage
 				writes := []struct {
 					key string
 					fn  store.WriteFunc
@@ -387,9 +416,7 @@ func TestBuildRaceWithCatalog(t *testing.T) {
 					}()
 					<-g.paused[k]
 				}
-				if err := s.IndexBuildStart(context.Background(), tb2, "gh"); err != nil {
-					t.Fatal(err)
-				}
+				close(writesPaused)
 				// The build waits for the two held rows; release them, then
 				// let the build finish while the insert is still paused.
 				time.Sleep(300 * time.Millisecond)
@@ -639,9 +666,15 @@ func TestBuildPermanentFailureAndCancel(t *testing.T) {
 	}
 	var phase, lastErr string
 	var storage *string
-	if err := s.Pool().QueryRow(context.Background(),
-		"SELECT phase, last_error, to_regclass('dynamopg_data.i_' || index_id)::text FROM dynamopg.index_builds WHERE index_id = $1", ix.ID).Scan(&phase, &lastErr, &storage); err != nil {
-		t.Fatal(err)
+	// The storage goes in the background, after the catalog barrier.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if err := s.Pool().QueryRow(context.Background(),
+			"SELECT phase, last_error, to_regclass('dynamopg_data.i_' || index_id)::text FROM dynamopg.index_builds WHERE index_id = $1", ix.ID).Scan(&phase, &lastErr, &storage); err != nil {
+			t.Fatal(err)
+		}
+		if storage == nil || time.Now().After(deadline) {
+			break
+		}
 	}
 	if phase != "failed" || lastErr == "" || storage != nil {
 		t.Fatalf("failed build: phase %s, last_error %q, storage %v", phase, lastErr, storage)

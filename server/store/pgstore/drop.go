@@ -50,7 +50,8 @@ type SweepResult struct {
 	Finished, Left int
 	// Orphans is the number of data tables no catalog row owned that it
 	// dropped; Pending the orphaned index tables it saw for the first time
-	// and will drop at the next pass if they are still orphaned.
+	// (or whose catalog barrier has not passed yet) and will drop at a later
+	// pass if they are still orphaned.
 	Orphans, Pending int
 }
 
@@ -58,11 +59,15 @@ type SweepResult struct {
 // TableDelete whose drop timed out, or a process that stopped between the
 // two steps) and drops the data tables no catalog row owns. A t_<id> without
 // its catalog row is dropped at once (TableCreate makes both visible in one
-// commit, so it is not a table being created). An i_<id> no row lists is
-// dropped only when the previous pass saw it orphaned too, since an index's
-// storage may be created apart from the catalog change that lists it.
-// Several processes may sweep at once. The error is the first failure;
-// the pass goes on after one.
+// commit, so it is not a table being created). An i_<id> no row lists (an
+// index removed by UpdateTable or a build whose deferred drop did not run,
+// or cancelled by a DBA) is dropped only when the previous pass saw it
+// orphaned too and the catalog barrier of that pass has passed: every
+// transaction that held a lock on dynamopg.tables at the end of the
+// previous pass has ended, so no write that read a definition listing the
+// index is still in flight (barrier.go). The barrier is spread over the
+// passes: a pass never waits for it. Several processes may sweep at once.
+// The error is the first failure; the pass goes on after one.
 func (s *Store) Sweep(ctx context.Context) (SweepResult, error) {
 	s.sweepMu.Lock()
 	defer s.sweepMu.Unlock()
@@ -94,9 +99,19 @@ func (s *Store) Sweep(ctx context.Context) (SweepResult, error) {
 		note(wrap("sweep", err))
 		return r, first
 	}
+	// The previous pass's barrier: have its lockers all ended?
+	barrierPassed := true
+	if len(s.orphanLockers) > 0 {
+		left, err := s.q.CatalogLockersLeft(ctx, s.pool, gen.CatalogLockersLeftParams{Vxids: s.orphanLockers})
+		if err != nil {
+			note(wrap("sweep", err))
+			return r, first
+		}
+		barrierPassed = left == 0
+	}
 	seen := make(map[string]bool, len(orphans))
 	for _, o := range orphans {
-		if o.IsIndex && !s.orphansSeen[o.Rel] {
+		if o.IsIndex && (!s.orphansSeen[o.Rel] || !barrierPassed) {
 			seen[o.Rel] = true
 			r.Pending++
 			continue
@@ -118,7 +133,18 @@ func (s *Store) Sweep(ctx context.Context) (SweepResult, error) {
 			s.log.InfoContext(ctx, "sweep: dropped orphan data table", "rel", o.Rel)
 		}
 	}
-	s.orphansSeen = seen
+	// This pass's barrier, for the index tables it left pending: taken
+	// after the listing, so after their catalog rows stopped listing them.
+	// (A table whose previous barrier has not passed gets this newer one:
+	// any snapshot taken after the table was orphaned will do.)
+	var lockers []string
+	if len(seen) > 0 {
+		if lockers, err = s.q.CatalogLockers(ctx, s.pool); err != nil {
+			note(wrap("sweep", err))
+			seen = map[string]bool{} // start over at the next pass
+		}
+	}
+	s.orphansSeen, s.orphanLockers = seen, lockers
 	return r, first
 }
 

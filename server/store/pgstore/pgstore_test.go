@@ -207,6 +207,12 @@ func TestTables(t *testing.T) {
 		if got.BillingMode != "PROVISIONED" || got.Indexes[0].Name != "h" {
 			t.Errorf("after update %+v", got)
 		}
+		// The old index's storage goes in the background, after the
+		// catalog barrier.
+		deadline := time.Now().Add(10 * time.Second)
+		for relExists(t, s, "i_", tb.Indexes[0].ID) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
 		if !relExists(t, s, "i_", up.Indexes[0].ID) || relExists(t, s, "i_", tb.Indexes[0].ID) {
 			t.Errorf("index storage not swapped")
 		}

@@ -56,11 +56,13 @@ type Store struct {
 
 	// The sweeper Open started (see drop.go); Close stops it. sweepMu
 	// serializes passes; orphansSeen holds the orphaned index tables the
-	// last pass saw.
-	stopSweeper context.CancelFunc
-	sweeper     sync.WaitGroup
-	sweepMu     sync.Mutex
-	orphansSeen map[string]bool
+	// last pass saw, orphanLockers the transactions that held a lock on
+	// dynamopg.tables at the end of that pass (its catalog barrier).
+	stopSweeper   context.CancelFunc
+	sweeper       sync.WaitGroup
+	sweepMu       sync.Mutex
+	orphansSeen   map[string]bool
+	orphanLockers []string
 
 	// The online index builds and their recovery worker (build.go,
 	// build_recovery.go); Close stops them.

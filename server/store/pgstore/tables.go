@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -72,68 +71,50 @@ func (s *Store) TableList(ctx context.Context, after string, limit int) ([]strin
 	return names, nil
 }
 
-// TableUpdate locks the catalog row (waiting for item writers in flight),
-// lets fn change the description, stores it, and creates or drops the
-// storage of added or removed indexes, in one transaction. fn must not
-// change the table's ID or name; new indexes get IDs here.
+// TableUpdate locks the catalog row FOR NO KEY UPDATE, lets fn change the
+// description, stores it and creates the storage of added indexes, in one
+// transaction; then it drops the storage of removed indexes in the
+// background. fn must not change the table's ID or name; new indexes get
+// IDs here. A DELETING table is store.ErrTableNotFound.
 //
-// The lock is the barrier of an online index build (docs/index-build.md):
-// it waits out every write that read the old definition. It waits at most
-// build_barrier_lock_timeout_ms (a setting) at a time, so that it can cancel
-// an autovacuum and writers queued behind it wait no longer; a lock timeout
-// rolls back and is retried build_barrier_retries times, with growing
-// pauses in which writers proceed, then it is store.ErrConflict. A waiting
-// FOR UPDATE does not stop new FOR KEY SHARE lockers, so continuous writes
-// can starve it: the retries first lock dynamopg.tables IN EXCLUSIVE MODE
-// (the table lock every write's FOR KEY SHARE needs in ROW SHARE mode, in a
-// fair queue), so writes arriving meanwhile, to any table, wait behind
-// TableUpdate for at most that lock timeout plus its transaction. fn may
-// therefore run more than once.
+// The row lock conflicts with other catalog changes (TableUpdate,
+// DeleteTable's mark, a build's index removal), not with the FOR KEY SHARE
+// every item write holds until it commits: TableUpdate never waits for
+// writes and writes never wait for it (docs/index-build.md). It waits at
+// most catalog_lock_timeout_ms (a setting), then it is store.ErrConflict.
+// The barrier that waits out the writes that read the old definition runs
+// after the commit, blocking nobody: in the build of an added index (its
+// "barrier" phase), and before the deferred drop of a removed index's
+// storage, so that a write still about to write to it does not fail.
+// A deadlock is retried, so fn may run more than once.
 func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.Table) error) (*store.Table, error) {
-	retries := -1 // read with the lock timeout, in the first attempt
-	for attempt := 0; ; attempt++ {
-		t, fnErr, err := s.tableUpdateOnce(ctx, name, fn, attempt, &retries)
+	for attempt := 1; ; attempt++ {
+		t, removed, fnErr, err := s.tableUpdateOnce(ctx, name, fn)
 		if fnErr != nil {
 			return nil, fnErr
 		}
 		if err == nil {
+			s.dropIndexesDeferred(name, removed)
 			return t, nil
 		}
-		if !(isCode(err, codeLockNotAvailable) || isCode(err, codeDeadlock)) || (retries >= 0 && attempt >= retries) {
+		if !retryable(err) || attempt >= 3 {
 			return nil, wrap("table update", err)
 		}
-		s.log.WarnContext(ctx, "table update: catalog lock timeout, retrying", "table", name, "attempt", attempt+1)
-		select {
-		case <-ctx.Done():
-			return nil, wrap("table update", ctx.Err())
-		case <-time.After(time.Duration(attempt+1) * 250 * time.Millisecond):
-		}
+		s.log.WarnContext(ctx, "table update: retrying", "table", name, "attempt", attempt, "err", err)
 	}
 }
 
-// tableUpdateOnce is one transaction of TableUpdate; attempt counts the
-// lock timeouts before it (barrier_retries of the builds it records).
-func (s *Store) tableUpdateOnce(ctx context.Context, name string, fn func(t *store.Table) error, attempt int, retries *int) (out *store.Table, fnErr, err error) {
+// tableUpdateOnce is one transaction of TableUpdate; removed lists the
+// indexes the change removed (their storage is still there).
+func (s *Store) tableUpdateOnce(ctx context.Context, name string, fn func(t *store.Table) error) (out *store.Table, removed []int64, fnErr, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		set, err := s.q.BuildBarrierSettings(ctx, tx)
-		if err != nil {
+		if err := s.q.CatalogLockTimeout(ctx, tx); err != nil {
 			return err
-		}
-		*retries = int(set.Retries)
-		lockStart := time.Now()
-		if attempt > 0 {
-			// New FOR KEY SHARE lockers do not queue behind a waiting FOR
-			// UPDATE; under continuous writes it can starve. Take the
-			// catalog table's lock first, whose queue is fair.
-			if err := s.q.BuildBarrierEscalate(ctx, tx); err != nil {
-				return err
-			}
 		}
 		def, err := s.q.TableGetForUpdate(ctx, tx, gen.TableGetForUpdateParams{Name: name})
 		if err != nil {
 			return err
 		}
-		barrier := time.Since(lockStart)
 		old, err := decodeTable(def)
 		if err != nil {
 			return err
@@ -176,23 +157,24 @@ func (s *Store) tableUpdateOnce(ctx context.Context, name string, fn func(t *sto
 		}
 		for _, ix := range t.Indexes {
 			if ix.Status == store.StatusCreating && slices.Contains(added, ix.ID) {
-				if err := s.q.BuildRecord(ctx, tx, gen.BuildRecordParams{IndexID: ix.ID, TableID: t.ID, IndexName: ix.Name,
-					BarrierMs: int32(min(barrier.Milliseconds(), math.MaxInt32)), BarrierRetries: int32(attempt)}); err != nil {
+				if err := s.q.BuildRecord(ctx, tx, gen.BuildRecordParams{IndexID: ix.ID, TableID: t.ID, IndexName: ix.Name}); err != nil {
 					return err
 				}
 			}
 		}
+		removed = nil
 		for _, ix := range old.Indexes {
 			if !kept[ix.ID] {
-				if err := s.q.IndexStorageDrop(ctx, tx, gen.IndexStorageDropParams{IndexID: ix.ID}); err != nil {
-					return err
-				}
+				// Not dropped here: a write that read the old definition
+				// may still write to it. dropIndexesDeferred drops it
+				// after the catalog barrier.
+				removed = append(removed, ix.ID)
 			}
 		}
 		out = t
 		return nil
 	})
-	return out, fnErr, err
+	return out, removed, fnErr, err
 }
 
 // TableDelete deletes a table in two steps (drop.go, sql/functions/drop.sql).
