@@ -10,17 +10,18 @@ import (
 )
 
 const itemDelete = `-- name: ItemDelete :one
-SELECT dynamopg.item_delete($1::bigint, $2::jsonb)::boolean AS deleted
+SELECT dynamopg.item_delete($1::bigint, $2::jsonb, $3::boolean)::boolean AS deleted
 `
 
 type ItemDeleteParams struct {
 	TableID int64
 	Key     []byte
+	Ttl     bool
 }
 
 // ItemDelete deletes an item by key; false when it is absent.
 func (q *Queries) ItemDelete(ctx context.Context, db DBTX, arg ItemDeleteParams) (bool, error) {
-	row := db.QueryRow(ctx, itemDelete, arg.TableID, arg.Key)
+	row := db.QueryRow(ctx, itemDelete, arg.TableID, arg.Key, arg.Ttl)
 	var deleted bool
 	err := row.Scan(&deleted)
 	return deleted, err

@@ -71,6 +71,18 @@ type DynamopgSetting struct {
 	UpdatedAt pgtype.Timestamptz
 }
 
+type DynamopgStreamRecord struct {
+	TableID   int64
+	Label     string
+	Seq       int64
+	EventName string
+	Keys      []byte
+	OldImage  []byte
+	NewImage  []byte
+	CreatedAt pgtype.Timestamptz
+	Ttl       bool
+}
+
 type DynamopgTable struct {
 	ID        int64
 	Name      string

@@ -16,7 +16,7 @@ SELECT dynamopg.item_replace(@table_id::bigint, @item::jsonb, @size::int)::boole
 
 -- name: ItemDelete :one
 -- ItemDelete deletes an item by key; false when it is absent.
-SELECT dynamopg.item_delete(@table_id::bigint, @key::jsonb)::boolean AS deleted;
+SELECT dynamopg.item_delete(@table_id::bigint, @key::jsonb, @ttl::boolean)::boolean AS deleted;
 
 -- name: ItemQuery :many
 -- ItemQuery reads one partition of a table (@index_id 0) or index.

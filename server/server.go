@@ -31,7 +31,10 @@ import (
 )
 
 // Target prefixes the service accepts in X-Amz-Target.
-const dynamoTarget = "DynamoDB_20120810."
+const (
+	dynamoTarget  = "DynamoDB_20120810."
+	streamsTarget = "DynamoDBStreams_20120810."
+)
 
 // MaxBodyBytes caps a request body (the service's 16 MB request limit).
 const MaxBodyBytes = 16 << 20
@@ -63,8 +66,10 @@ type Server struct {
 	echo  *echo.Echo
 	cfg   Config
 	ops   map[string]bool
-	slots chan struct{} // nil when MaxInFlight is 0
-	m     *serverMetrics
+	// streamOps are the operations of the Streams API (streamsTarget).
+	streamOps map[string]bool
+	slots     chan struct{} // nil when MaxInFlight is 0
+	m         *serverMetrics
 }
 
 // New builds the HTTP server over a store with default settings (no
@@ -81,6 +86,10 @@ func NewWithConfig(st store.Store, log *slog.Logger, cfg Config) *Server {
 	s := &Server{api: api.New(st, log, cfg.API), store: st, log: log, echo: echo.New(), cfg: cfg, ops: map[string]bool{}}
 	for _, op := range s.api.Operations() {
 		s.ops[op] = true
+	}
+	s.streamOps = map[string]bool{}
+	for _, op := range s.api.StreamOperations() {
+		s.streamOps[op] = true
 	}
 	if cfg.MaxInFlight > 0 {
 		s.slots = make(chan struct{}, cfg.MaxInFlight)
@@ -153,6 +162,8 @@ func (s *Server) handle(c echo.Context) (err error) {
 	}()
 	if op, ok := strings.CutPrefix(req.Header.Get("X-Amz-Target"), dynamoTarget); ok && s.ops[op] {
 		cl.op = op
+	} else if op, ok := strings.CutPrefix(req.Header.Get("X-Amz-Target"), streamsTarget); ok && s.streamOps[op] {
+		cl.op = op
 	}
 	if req.ContentLength > MaxBodyBytes {
 		return s.fail(c, cl, bodyTooLarge(), nil)
@@ -172,10 +183,14 @@ func (s *Server) handle(c echo.Context) (err error) {
 		cl.akid = akid
 	}
 	target := req.Header.Get("X-Amz-Target")
-	if !strings.HasPrefix(target, dynamoTarget) {
-		return s.fail(c, cl, api.UnknownOperationError(), nil)
+	callAPI := s.api.Call
+	op, ok := strings.CutPrefix(target, dynamoTarget)
+	if !ok {
+		if op, ok = strings.CutPrefix(target, streamsTarget); !ok {
+			return s.fail(c, cl, api.UnknownOperationError(), nil)
+		}
+		callAPI = s.api.CallStreams
 	}
-	op := strings.TrimPrefix(target, dynamoTarget)
 	if cl.op != "unknown" {
 		cl.table = tableOf(body)
 	}
@@ -193,7 +208,7 @@ func (s *Server) handle(c echo.Context) (err error) {
 		defer cancel()
 	}
 	ctx = withLogAttrs(ctx, slog.String("request_id", cl.id), slog.String("op", cl.op))
-	out, err := s.api.Call(ctx, op, &api.Request{Body: body, Region: regionOf(req), Host: req.Host})
+	out, err := callAPI(ctx, op, &api.Request{Body: body, Region: regionOf(req), Host: req.Host})
 	if err != nil {
 		var apiErr *api.Error
 		if errors.As(err, &apiErr) && apiErr != nil {

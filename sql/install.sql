@@ -7,6 +7,7 @@
 {{ template "functions/storage.sql" . }}
 {{ template "functions/items.sql" . }}
 {{ template "functions/queue.sql" . }}
+{{ template "functions/stream.sql" . }}
 {{ template "functions/read.sql" . }}
 {{ template "functions/build.sql" . }}
 {{ template "functions/drop.sql" . }}

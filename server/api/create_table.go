@@ -29,6 +29,9 @@ func (a *API) createTable(ctx context.Context, r *Request) (any, error) {
 	if err := applyCreateOptions(t, &in, r.Region); err != nil {
 		return nil, err
 	}
+	if err := applyCreateStream(t, in.StreamSpecification); err != nil {
+		return nil, err
+	}
 	for i := range t.Indexes {
 		t.Indexes[i].Propagation = a.opts.IndexPropagation
 	}
@@ -75,6 +78,7 @@ func checkCreateTableMembers(in *createTableInput) error {
 		checkThroughput(&c, ix.ProvisionedThroughput, p+".provisionedThroughput")
 	}
 	checkOptionMembers(&c, &in.tableOptionsInput)
+	checkStreamMembers(&c, in.StreamSpecification)
 	if err := c.err(); err != nil {
 		return err
 	}

@@ -10,23 +10,26 @@ import (
 const accountID = "000000000000"
 
 type tableDescription struct {
-	AttributeDefinitions      []attrDefOut           `json:"AttributeDefinitions"`
-	TableName                 string                 `json:"TableName"`
-	KeySchema                 []keySchemaOut         `json:"KeySchema"`
-	TableStatus               string                 `json:"TableStatus"`
-	CreationDateTime          epochTime              `json:"CreationDateTime"`
-	ProvisionedThroughput     throughputOut          `json:"ProvisionedThroughput"`
-	TableSizeBytes            int64                  `json:"TableSizeBytes"`
-	ItemCount                 int64                  `json:"ItemCount"`
-	TableArn                  string                 `json:"TableArn"`
-	TableId                   string                 `json:"TableId"`
-	BillingModeSummary        *billingModeSummary    `json:"BillingModeSummary,omitempty"`
-	LocalSecondaryIndexes     []indexDescription     `json:"LocalSecondaryIndexes,omitempty"`
-	GlobalSecondaryIndexes    []indexDescription     `json:"GlobalSecondaryIndexes,omitempty"`
-	DeletionProtectionEnabled bool                   `json:"DeletionProtectionEnabled"`
-	TableClassSummary         *tableClassSummary     `json:"TableClassSummary,omitempty"`
-	SSEDescription            *sseDescription        `json:"SSEDescription,omitempty"`
-	OnDemandThroughput        *onDemandThroughputOut `json:"OnDemandThroughput,omitempty"`
+	AttributeDefinitions      []attrDefOut            `json:"AttributeDefinitions"`
+	TableName                 string                  `json:"TableName"`
+	KeySchema                 []keySchemaOut          `json:"KeySchema"`
+	TableStatus               string                  `json:"TableStatus"`
+	CreationDateTime          epochTime               `json:"CreationDateTime"`
+	ProvisionedThroughput     throughputOut           `json:"ProvisionedThroughput"`
+	TableSizeBytes            int64                   `json:"TableSizeBytes"`
+	ItemCount                 int64                   `json:"ItemCount"`
+	TableArn                  string                  `json:"TableArn"`
+	TableId                   string                  `json:"TableId"`
+	BillingModeSummary        *billingModeSummary     `json:"BillingModeSummary,omitempty"`
+	LocalSecondaryIndexes     []indexDescription      `json:"LocalSecondaryIndexes,omitempty"`
+	GlobalSecondaryIndexes    []indexDescription      `json:"GlobalSecondaryIndexes,omitempty"`
+	DeletionProtectionEnabled bool                    `json:"DeletionProtectionEnabled"`
+	TableClassSummary         *tableClassSummary      `json:"TableClassSummary,omitempty"`
+	SSEDescription            *sseDescription         `json:"SSEDescription,omitempty"`
+	OnDemandThroughput        *onDemandThroughputOut  `json:"OnDemandThroughput,omitempty"`
+	StreamSpecification       *streamSpecificationOut `json:"StreamSpecification,omitempty"`
+	LatestStreamArn           string                  `json:"LatestStreamArn,omitempty"`
+	LatestStreamLabel         string                  `json:"LatestStreamLabel,omitempty"`
 }
 
 type attrDefOut struct {
@@ -162,5 +165,6 @@ func describe(t *store.Table, region string, items, size int64) *tableDescriptio
 		}
 	}
 	describeOptions(d, t)
+	describeStreamMembers(d, t, region)
 	return d
 }

@@ -120,6 +120,7 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 	}
 	checkThroughput(&c, in.ProvisionedThroughput, "provisionedThroughput")
 	checkOptionMembers(&c, &in.tableOptionsInput)
+	checkStreamMembers(&c, in.StreamSpecification)
 	for i, d := range in.AttributeDefinitions {
 		p := fmt.Sprintf("attributeDefinitions.%d.member", i+1)
 		c.notNull(d.AttributeName != nil, p+".attributeName")
@@ -131,8 +132,11 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 	if err := checkIndexUpdates(&c, in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
 	}
-	if in.BillingMode == nil && in.ProvisionedThroughput == nil && len(in.GlobalSecondaryIndexUpdates) == 0 && !in.hasOptionUpdate() {
+	if in.BillingMode == nil && in.ProvisionedThroughput == nil && len(in.GlobalSecondaryIndexUpdates) == 0 && !in.hasOptionUpdate() && in.StreamSpecification == nil {
 		return nil, ValidationError("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates, SSESpecification, ReplicaUpdates, MultiAccountReplicaReady, ReplicaTransitRoleArn, MultiRegionConsistency, DeletionProtectionEnabled, OnDemandThroughput, WarmThroughput or TableClass is required")
+	}
+	if err := checkStreamUpdate(&in); err != nil {
+		return nil, err
 	}
 	if err := checkUpdateComposition(&in); err != nil {
 		return nil, err
@@ -158,6 +162,9 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 			return err
 		}
 		if err := applyUpdateOptions(t, &in, r.Region); err != nil {
+			return err
+		}
+		if err := applyStreamUpdate(t, in.StreamSpecification); err != nil {
 			return err
 		}
 		var err error

@@ -39,7 +39,8 @@ type createTableInput struct {
 	BillingMode            *string                `json:"BillingMode"`
 	ProvisionedThroughput  *provisionedThroughput `json:"ProvisionedThroughput"`
 	tableOptionsInput
-	Tags []tagInput `json:"Tags"`
+	Tags                []tagInput                `json:"Tags"`
+	StreamSpecification *streamSpecificationInput `json:"StreamSpecification"`
 }
 
 type tableNameInput struct {
@@ -58,6 +59,7 @@ type updateTableInput struct {
 	ProvisionedThroughput       *provisionedThroughput `json:"ProvisionedThroughput"`
 	GlobalSecondaryIndexUpdates []gsiUpdate            `json:"GlobalSecondaryIndexUpdates"`
 	tableOptionsInput
+	StreamSpecification *streamSpecificationInput `json:"StreamSpecification"`
 }
 
 // gsiUpdate is one member of GlobalSecondaryIndexUpdates: exactly one of

@@ -3,10 +3,13 @@
 -- strings NUL-escaped. Index definitions come from the catalog row, read
 -- (and locked FOR KEY SHARE) inside the caller's transaction. Writes keep
 -- the sync indexes in their transaction and enqueue the item for the async
--- ones (queue_enqueue, queue.sql).
+-- ones (queue_enqueue, queue.sql), and record the change in the table's
+-- stream when it is enabled (stream_write, stream.sql).
 
 -- index_rows_write gained p_async (which indexes to maintain).
 DROP FUNCTION IF EXISTS dynamopg.index_rows_write(jsonb, jsonb, jsonb, boolean);
+-- item_delete gained p_ttl (a call without it still resolves, to the default).
+DROP FUNCTION IF EXISTS dynamopg.item_delete(bigint, jsonb);
 
 -- item_get returns the item with the key attributes of p_key, or NULL.
 CREATE OR REPLACE FUNCTION dynamopg.item_get(p_table bigint, p_key jsonb)
@@ -105,6 +108,7 @@ BEGIN
     END IF;
     PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, true, false);
     PERFORM dynamopg.queue_enqueue(v_def, p_item);
+    PERFORM dynamopg.stream_write(v_def, NULL, p_item, false);
     RETURN true;
 END;
 $$;
@@ -114,9 +118,17 @@ CREATE OR REPLACE FUNCTION dynamopg.item_replace(p_table bigint, p_item jsonb, p
 RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_def jsonb := dynamopg.table_def(p_table, true);
-    v_n   bigint;
+    v_def    jsonb := dynamopg.table_def(p_table, true);
+    v_n      bigint;
+    v_stream boolean := dynamopg.stream_enabled(v_def);
+    v_old    jsonb;
 BEGIN
+    IF v_stream THEN
+        -- The old image: the writers hold the row FOR UPDATE (item_lock).
+        EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s FOR UPDATE',
+                       't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
+           INTO v_old USING p_item;
+    END IF;
     EXECUTE format('UPDATE dynamopg_data.%I SET item = $1::jsonb, size = $2::int WHERE %s',
                    't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
       USING p_item, p_size;
@@ -126,28 +138,36 @@ BEGIN
     END IF;
     PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, false, false);
     PERFORM dynamopg.queue_enqueue(v_def, p_item);
+    IF v_stream THEN
+        PERFORM dynamopg.stream_write(v_def, v_old, p_item, false);
+    END IF;
     RETURN true;
 END;
 $$;
 
 -- item_delete deletes the item with the key of p_key and its sync index rows
--- (enqueueing it for the async ones), and reports whether it existed.
-CREATE OR REPLACE FUNCTION dynamopg.item_delete(p_table bigint, p_key jsonb)
+-- (enqueueing it for the async ones), and reports whether it existed. p_ttl
+-- marks a deletion by the TTL sweeper (store.WithTTLDelete) in its stream
+-- record.
+CREATE OR REPLACE FUNCTION dynamopg.item_delete(p_table bigint, p_key jsonb,
+                                               p_ttl boolean DEFAULT false)
 RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
     v_def jsonb := dynamopg.table_def(p_table, true);
     v_n   bigint;
+    v_old jsonb;
 BEGIN
-    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s',
+    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s RETURNING item',
                    't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
-      USING p_key;
+       INTO v_old USING p_key;
     GET DIAGNOSTICS v_n = ROW_COUNT;
     IF v_n = 0 THEN
         RETURN false;
     END IF;
     PERFORM dynamopg.index_rows_write(v_def, p_key, NULL, false, false);
     PERFORM dynamopg.queue_enqueue(v_def, p_key);
+    PERFORM dynamopg.stream_write(v_def, v_old, NULL, p_ttl);
     RETURN true;
 END;
 $$;

@@ -106,7 +106,8 @@ func (s *Store) itemStore(ctx context.Context, tx pgx.Tx, t *store.Table, keyJSO
 	case nu == nil && old == nil:
 		return nil
 	case nu == nil:
-		_, err := s.q.ItemDelete(ctx, tx, gen.ItemDeleteParams{TableID: t.ID, Key: keyJSON})
+		_, err := s.q.ItemDelete(ctx, tx, gen.ItemDeleteParams{TableID: t.ID, Key: keyJSON,
+			Ttl: store.IsTTLDelete(ctx)})
 		return err
 	}
 	size := nu.Size()

@@ -39,6 +39,11 @@ type Options struct {
 	// recovery_interval_ms (default 60 s) when 0, no worker when negative.
 	// It also makes a pass as soon as Open starts it.
 	RecoveryInterval time.Duration
+	// TTLInterval is the interval of the TTL sweeper (stream.go), which
+	// deletes expired items of the tables with TTL enabled:
+	// DefaultTTLInterval when 0, no sweeper when negative. The stream
+	// records' trim loop runs whenever Open starts the store's workers.
+	TTLInterval time.Duration
 }
 
 // DefaultWorkers is the number of queue workers Open starts by default.
@@ -67,6 +72,9 @@ type Store struct {
 	// The online index builds and their recovery worker (build.go,
 	// build_recovery.go); Close stops them.
 	builds builds
+
+	// The stream trim loop and the TTL sweeper (stream.go); Close stops them.
+	streamLoops streamLoops
 }
 
 var _ store.Store = (*Store)(nil)
@@ -115,6 +123,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.RecoveryInterval >= 0 {
 		s.startRecovery(opts.RecoveryInterval)
 	}
+	s.startStreamLoops(opts.TTLInterval)
 	return s, nil
 }
 
@@ -147,6 +156,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // the recovery worker of this or another process.
 func (s *Store) Close() {
 	s.builds.stop()
+	s.stopStreamLoops()
 	if s.stopSweeper != nil {
 		s.stopSweeper()
 		s.sweeper.Wait()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -32,6 +33,10 @@ type Options struct {
 	// BuildPageSize is how many items one page of an online index build
 	// indexes in one write transaction (build.go); 0 means 256.
 	BuildPageSize int
+	// TTLInterval is the interval of the TTL sweeper (stream.go), which
+	// deletes expired items of the tables with TTL enabled:
+	// DefaultTTLInterval when 0, no sweeper when negative.
+	TTLInterval time.Duration
 }
 
 // NoQueueWorkers, as Options.QueueWorkers, disables the queue workers.
@@ -57,6 +62,9 @@ type Store struct {
 	// The online index builds (build.go).
 	builds    builds
 	buildPage int
+
+	// The stream trim loop and the TTL sweeper (stream.go).
+	streamLoops streamLoops
 }
 
 var _ store.Store = (*Store)(nil)
@@ -143,6 +151,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlitestore: %s: %w", dsn, err)
 	}
+	s.startStreamLoops(opts.TTLInterval)
 	log.InfoContext(ctx, "sqlite store open", "dsn", dsn, "memory", memory, "queueWorkers", s.workers)
 	return s, nil
 }
@@ -173,6 +182,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // the next Open) and the queue workers (rows they did not apply stay queued
 // for the next Open), and releases the database handles.
 func (s *Store) Close() {
+	s.stopStreamLoops()
 	s.stopBuilds()
 	s.stopWorkers()
 	if s.reader != s.writer {

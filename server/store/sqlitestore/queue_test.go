@@ -129,7 +129,7 @@ func TestSchemaUpgradeFromV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{`DROP TABLE index_queue`, `PRAGMA user_version = 1`} {
+	for _, stmt := range []string{`DROP TABLE index_queue`, `DROP TABLE stream_records`, `PRAGMA user_version = 1`} {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
@@ -152,8 +152,8 @@ func TestSchemaUpgradeFromV1(t *testing.T) {
 	}
 	defer db.Close()
 	var v int
-	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != 2 {
-		t.Fatalf("user_version = %d, %v; want 2", v, err)
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != 3 {
+		t.Fatalf("user_version = %d, %v; want 3", v, err)
 	}
 }
 

@@ -19,13 +19,15 @@ var schemaSQL string
 //
 //	1  the catalog (tables, index_ids)
 //	2  index_queue, the asynchronous index queue
+//	3  stream_records, the DynamoDB Streams change log
 //
 // Every statement of schema.sql is idempotent, so applying it whole upgrades
 // any older version (and re-applies the current one): the upgrade from 1 to
-// 2 is the CREATE TABLE IF NOT EXISTS of index_queue. A later change that
+// 2 is the CREATE TABLE IF NOT EXISTS of index_queue, from 2 to 3 that of
+// stream_records (and its indexes). A later change that
 // cannot be written idempotently goes in upgrades, keyed by the version it
 // upgrades from.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // upgrades holds the non-idempotent steps from a version to the next, run
 // before schema.sql in the same transaction. None so far.

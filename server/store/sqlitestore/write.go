@@ -65,8 +65,10 @@ func lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item) 
 
 // apply stores neu at the target (nil deletes it), maintains every sync
 // index of its table and, when the table has async indexes, enqueues the
-// item for the queue workers (queue.go, worker.go). Deleting an absent item changes
-// nothing. Every write path (ItemWrite, ItemTransact) goes through apply.
+// item for the queue workers (queue.go, worker.go), and records the change in
+// the table's stream when it is enabled (stream.go). Deleting an absent item
+// changes nothing. Every write path (ItemWrite, ItemTransact) goes through
+// apply.
 func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 	if neu == nil && r.old == nil {
 		return nil
@@ -90,6 +92,9 @@ func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 		if err := r.enqueue(ctx, tx); err != nil {
 			return fmt.Errorf("write item of %q: %w", cur.Name, err)
 		}
+	}
+	if err := r.streamRecord(ctx, tx, neu); err != nil {
+		return fmt.Errorf("write item of %q: %w", cur.Name, err)
 	}
 	return nil
 }
