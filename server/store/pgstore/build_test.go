@@ -339,10 +339,11 @@ func TestBuildRaceWithCatalog(t *testing.T) {
 				done <- err
 			}()
 			<-g.paused[0]
+			// TableUpdate returns while the write that read the old catalog is
+			// still paused: it does not wait for writers (were it to, it would
+			// fail on its lock timeout). Ordering, not a stopwatch, proves it.
 			tb2, took := addIndex(t, s, "t", gsiHash(prop))
-			if took > 200*time.Millisecond {
-				t.Fatalf("TableUpdate took %v: it waited for the write in flight", took)
-			}
+			t.Logf("TableUpdate returned in %v with a write in flight", took)
 			if err := s.IndexBuildStart(context.Background(), tb2, "gh"); err != nil {
 				t.Fatal(err)
 			}
