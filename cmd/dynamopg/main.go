@@ -1,6 +1,7 @@
 // Command dynamopg is the DynamoDB-compatible server: `dynamopg serve` runs
-// it, `dynamopg migrate` applies the PostgreSQL schema, `dynamopg version`
-// prints the build.
+// it, `dynamopg migrate` applies the PostgreSQL schema, `dynamopg status`
+// prints what the database holds and is doing, `dynamopg version` prints the
+// build.
 package main
 
 import (
@@ -25,6 +26,8 @@ func main() {
 		err = serve(ctx, os.Args[2:])
 	case "migrate":
 		err = migrate(ctx, os.Args[2:])
+	case "status":
+		err = status(ctx, os.Args[2:])
 	case "version", "--version", "-v":
 		fmt.Println("dynamopg", version)
 	case "help", "-h", "--help":
@@ -46,6 +49,7 @@ func usage() {
 commands:
   serve     run the DynamoDB-compatible server (see: dynamopg serve --help)
   migrate   apply the PostgreSQL schema and functions, then exit
+  status    print tables, index builds, queue depth and recovery worker state
   version   print the version
 `)
 }
