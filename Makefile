@@ -39,8 +39,13 @@ test: verify-generated ## run every test (PostgreSQL: DYNAMOPG_TEST_PG or a thro
 	go vet ./...
 	go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: e2e
+e2e: build ## the tools users bring (AWS CLI walk-through, boto3, JS v3, dynamodb-admin); not part of test
+	tests/tools/e2e.sh
+
 .PHONY: bench
-bench: ## run the benchmarks
+bench: ## run the benchmark (cmd/dynamobench; BENCH_FLAGS='-d 1s -online-build'), then go test -bench
+	go run ./cmd/dynamobench $(BENCH_FLAGS)
 	go test -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
 
 .PHONY: lint

@@ -1,0 +1,386 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamopg/dynamopg/tests/harness"
+)
+
+// ---- async index lag ---------------------------------------------------
+
+type lagResult struct {
+	Backend      string  `json:"backend"`
+	Rate         int     `json:"rate_asked"`
+	AchievedRate float64 `json:"rate_achieved"`
+	Samples      int     `json:"samples"`
+	P50Ms        float64 `json:"p50_ms"`
+	P99Ms        float64 `json:"p99_ms"`
+	MaxMs        float64 `json:"max_ms"`
+	Error        string  `json:"error,omitempty"`
+}
+
+// measureLag writes at rate/s for dur on a server with async indexes; each
+// write's GSI key is its own, and a goroutine polls the GSI (every 1 ms)
+// from the moment PutItem returned until the item shows.
+func measureLag(ctx context.Context, backend string, rate int, dur time.Duration) lagResult {
+	r := lagResult{Backend: backend, Rate: rate}
+	fmt.Fprintf(os.Stderr, "== async index lag on %s\n", backend)
+	url, stop, err := startDynamopg(ctx, backend, "--index-propagation", "async")
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer stop()
+	c := newClient(url)
+	table := fmt.Sprintf("lag_%d", time.Now().UnixNano()%1e9)
+	_, err = c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:   aws.String(table),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+			IndexName:  aws.String("byG"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+		}},
+	})
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	n := int(dur.Seconds() * float64(rate))
+	lags := make([]time.Duration, n)
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	interval := time.Second / time.Duration(rate)
+	start := time.Now()
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			lags[i] = -1
+			g := fmt.Sprintf("lag%08d", i)
+			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+				"pk": &types.AttributeValueMemberS{Value: fmt.Sprintf("k%08d", i)},
+				"g":  &types.AttributeValueMemberS{Value: g},
+			}})
+			if err != nil {
+				firstErr.CompareAndSwap(nil, err.Error())
+				return
+			}
+			returned := time.Now()
+			for time.Since(returned) < 30*time.Second && ctx.Err() == nil {
+				out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("byG"),
+					KeyConditionExpression:    aws.String("g = :g"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{":g": &types.AttributeValueMemberS{Value: g}}})
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err.Error())
+					return
+				}
+				if out.Count > 0 {
+					lags[i] = time.Since(returned)
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+			firstErr.CompareAndSwap(nil, "item not visible on the index after 30 s")
+		}(i)
+	}
+	sent := time.Since(start)
+	wg.Wait()
+	var ok []time.Duration
+	for _, l := range lags {
+		if l >= 0 {
+			ok = append(ok, l)
+		}
+	}
+	sort.Slice(ok, func(i, j int) bool { return ok[i] < ok[j] })
+	r.Samples = len(ok)
+	r.AchievedRate = float64(n) / sent.Seconds()
+	if len(ok) > 0 {
+		r.P50Ms, r.P99Ms, r.MaxMs = msf(ok[len(ok)/2]), msf(ok[min(len(ok)-1, len(ok)*99/100)]), msf(ok[len(ok)-1])
+	}
+	if e, has := firstErr.Load().(string); has {
+		r.Error = fmt.Sprintf("%d of %d writes failed or never showed; first: %s", n-len(ok), n, e)
+	}
+	fmt.Fprintf(os.Stderr, "   %d samples, p50 %.2f ms, p99 %.2f ms %s\n", r.Samples, r.P50Ms, r.P99Ms, r.Error)
+	return r
+}
+
+// ---- online index build ------------------------------------------------
+
+type buildResult struct {
+	Rows                   int     `json:"rows"`
+	Clients                int     `json:"clients"`
+	BuildSeconds           float64 `json:"build_s"`    // UpdateTable → ACTIVE
+	BackfillSeconds        float64 `json:"backfill_s"` // Backfilling seen → ACTIVE
+	BackfillRowsPerSec     float64 `json:"backfill_rows_per_s"`
+	InsertSelectRowsPerSec float64 `json:"insert_select_rows_per_s"`
+	WritesBefore           float64 `json:"put_ops_per_s_before"`
+	WritesDuring           float64 `json:"put_ops_per_s_during"`
+	P99BeforeMs            float64 `json:"put_p99_ms_before"`
+	P99DuringMs            float64 `json:"put_p99_ms_during"`
+	ErrorsDuring           int64   `json:"put_errors_during"`
+	Error                  string  `json:"error,omitempty"`
+}
+
+// measureOnlineBuild loads rows into a table on dynamopg/PostgreSQL, measures
+// PutItem at 16 clients, then adds a GSI while the same writers run, and
+// compares the backfill with a plain INSERT … SELECT of the index rows.
+func measureOnlineBuild(ctx context.Context, cfg *config) (r buildResult) {
+	r.Rows, r.Clients = cfg.buildRows, 16
+	fmt.Fprintf(os.Stderr, "== online index build (%d rows)\n", cfg.buildRows)
+	db, err := newPGDatabase(ctx)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	var s *harness.Server
+	tb, err := withTB(func(tb *benchTB) { s = harness.StartDB(tb, "postgres", db) })
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer tb.runCleanups()
+	c := newClient(s.URL)
+	table := fmt.Sprintf("build_%d", time.Now().UnixNano()%1e9)
+	if err := createTable(ctx, c, table, shapePlain); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	items := make([]map[string]types.AttributeValue, cfg.buildRows)
+	for i := range items {
+		items[i] = dynItem(fmt.Sprintf("b%07d", i), "s", gsiKey(), "g")
+	}
+	if err := putAll(ctx, c, table, items, 8); err != nil {
+		r.Error = "load: " + err.Error()
+		return r
+	}
+	put := put2GSI(c, table)
+	before := measure(ctx, put, r.Clients, cfg.warmup, cfg.duration)
+	r.WritesBefore, r.P99BeforeMs = before.OpsPerSec, before.P99Ms
+
+	// Writers run through the build; each records its latencies.
+	var stopW atomic.Bool
+	var errs atomic.Int64
+	type sample struct {
+		at  time.Time
+		lat time.Duration
+	}
+	samples := make([][]sample, r.Clients)
+	var wg sync.WaitGroup
+	for w := 0; w < r.Clients; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for !stopW.Load() && ctx.Err() == nil {
+				t0 := time.Now()
+				if err := put(ctx, w); err != nil {
+					errs.Add(1)
+					continue
+				}
+				samples[w] = append(samples[w], sample{t0, time.Since(t0)})
+			}
+		}(w)
+	}
+	time.Sleep(200 * time.Millisecond)
+	startBuild := time.Now()
+	errs.Store(0)
+	_, err = c.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:            aws.String(table),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName:  aws.String("byG"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}}},
+	})
+	var backfillStart, active time.Time
+	for err == nil && ctx.Err() == nil {
+		var out *dynamodb.DescribeTableOutput
+		out, err = c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil || len(out.Table.GlobalSecondaryIndexes) == 0 {
+			break
+		}
+		g := out.Table.GlobalSecondaryIndexes[0]
+		if backfillStart.IsZero() && g.Backfilling != nil && *g.Backfilling {
+			backfillStart = time.Now()
+		}
+		if g.IndexStatus == types.IndexStatusActive {
+			active = time.Now()
+			break
+		}
+		if time.Since(startBuild) > 10*time.Minute {
+			err = fmt.Errorf("index not ACTIVE after 10 minutes")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stopW.Store(true)
+	wg.Wait()
+	if err != nil {
+		r.Error = "build: " + err.Error()
+		return r
+	}
+	if backfillStart.IsZero() {
+		backfillStart = startBuild
+	}
+	r.BuildSeconds = active.Sub(startBuild).Seconds()
+	r.BackfillSeconds = active.Sub(backfillStart).Seconds()
+	var during []time.Duration
+	for _, ss := range samples {
+		for _, s := range ss {
+			if !s.at.Before(startBuild) && s.at.Add(s.lat).Before(active) {
+				during = append(during, s.lat)
+			}
+		}
+	}
+	sort.Slice(during, func(i, j int) bool { return during[i] < during[j] })
+	r.WritesDuring = float64(len(during)) / r.BuildSeconds
+	if len(during) > 0 {
+		r.P99DuringMs = msf(during[min(len(during)-1, len(during)*99/100)])
+	}
+	r.ErrorsDuring = errs.Load()
+
+	// Rows the backfill indexed, and the same rows by INSERT … SELECT.
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer conn.Close(ctx)
+	var ixID int64
+	if err := conn.QueryRow(ctx, `SELECT (ix->>'id')::bigint FROM dynamopg.tables, jsonb_array_elements(def->'indexes') ix WHERE name = $1`, table).Scan(&ixID); err != nil {
+		r.Error = "index id: " + err.Error()
+		return r
+	}
+	src := pgx.Identifier{"dynamopg_data", "i_" + strconv.FormatInt(ixID, 10)}.Sanitize()
+	var rows int64
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM `+src).Scan(&rows); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	if r.BackfillSeconds > 0 {
+		// The rows there when the backfill started: the loaded ones and
+		// those written before (written during the build are maintained
+		// by the writes themselves).
+		r.BackfillRowsPerSec = float64(cfg.buildRows+int(before.Ops)) / r.BackfillSeconds
+	}
+	if _, err := conn.Exec(ctx, `CREATE TABLE dynamopg_data.bench_copy (LIKE `+src+` INCLUDING ALL)`); err != nil {
+		r.Error = "copy table: " + err.Error()
+		return r
+	}
+	t0 := time.Now()
+	if _, err := conn.Exec(ctx, `INSERT INTO dynamopg_data.bench_copy SELECT * FROM `+src); err != nil {
+		r.Error = "INSERT … SELECT: " + err.Error()
+		return r
+	}
+	r.InsertSelectRowsPerSec = float64(rows) / time.Since(t0).Seconds()
+	fmt.Fprintf(os.Stderr, "   backfill %.0f rows/s, INSERT…SELECT %.0f rows/s, puts %.0f → %.0f ops/s\n",
+		r.BackfillRowsPerSec, r.InsertSelectRowsPerSec, r.WritesBefore, r.WritesDuring)
+	return r
+}
+
+// ---- start-up time and idle memory -------------------------------------
+
+type startupResult struct {
+	Backend       string  `json:"backend"`
+	FirstAnswerMs float64 `json:"first_answer_ms"`
+	IdleRSSMB     float64 `json:"idle_rss_mb"`
+	Error         string  `json:"error,omitempty"`
+}
+
+// measureStartup starts the binary on a fresh database and times the first
+// 200 from /health (polled every millisecond), then reads its RSS after a
+// second idle.
+func measureStartup(ctx context.Context, backend string) (r startupResult) {
+	r.Backend = backend
+	var bin string
+	tb, err := withTB(func(tb *benchTB) { bin = harness.Binary(tb) })
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer tb.runCleanups()
+	var db string
+	if backend == "postgres" {
+		if db, err = newPGDatabase(ctx); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+	} else {
+		dir, err := os.MkdirTemp("", "dynamobench-start-")
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		defer os.RemoveAll(dir)
+		db = "sqlite:" + filepath.Join(dir, "start.db")
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	cmd := exec.Command(bin, "serve", "--listen", addr, "--db", db, "--log-level", "warn")
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	hc := &http.Client{Timeout: time.Second}
+	for {
+		resp, err := hc.Get("http://" + addr + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				r.FirstAnswerMs = msf(time.Since(t0))
+				break
+			}
+		}
+		if time.Since(t0) > 20*time.Second {
+			r.Error = "no answer within 20 s"
+			return r
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			r.IdleRSSMB = kb / 1024
+		}
+	}
+	fmt.Fprintf(os.Stderr, "== start-up %s: %.0f ms, RSS %.1f MB\n", backend, r.FirstAnswerMs, r.IdleRSSMB)
+	return r
+}

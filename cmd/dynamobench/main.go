@@ -1,0 +1,142 @@
+// Command dynamobench measures dynamopg against the bare databases under it
+// (the "floor": the same row operations issued directly through pgx, and
+// directly to SQLite) and against the servers users would pick instead
+// (dynalite, moto), for a set of workloads at several client counts.
+//
+// It prints a table with each dynamopg figure's ratio to its floor and to
+// the peers, and writes bench/results/bench.json and bench/results/bench.png.
+//
+//	go run ./cmd/dynamobench                       # everything, 5 s per cell
+//	go run ./cmd/dynamobench -d 500ms -clients 1,16 -workloads put,get
+//	go run ./cmd/dynamobench -online-build         # adds the index build run
+//
+// PostgreSQL comes from tests/pgtest: DYNAMOPG_TEST_PG, or a throwaway
+// cluster (fsync=off, synchronous_commit=off) started from the local
+// binaries. dynamopg and its floor share that server, so they have the
+// same durability settings.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dynamopg/dynamopg/tests/pgtest"
+)
+
+type config struct {
+	duration    time.Duration
+	warmup      time.Duration
+	clients     []int
+	workloads   []string
+	targets     []string
+	out         string
+	floorConns  int
+	lag         bool
+	lagRate     int
+	lagDuration time.Duration
+	onlineBuild bool
+	buildRows   int
+	startup     bool
+}
+
+func main() {
+	var cfg config
+	var clients, workloads, targets string
+	flag.DurationVar(&cfg.duration, "d", 5*time.Second, "measured duration of each cell (workload × target × clients)")
+	flag.DurationVar(&cfg.warmup, "warmup", 0, "unmeasured warm-up before each cell (default: a fifth of -d, at most 1s)")
+	flag.StringVar(&clients, "clients", "1,16,64", "concurrent client counts, comma-separated")
+	flag.StringVar(&workloads, "workloads", "all", "workloads, comma-separated, or all: "+strings.Join(workloadNames(), ","))
+	flag.StringVar(&targets, "targets", "all", "targets, comma-separated, or all: "+strings.Join(allTargets, ","))
+	flag.StringVar(&cfg.out, "out", "bench/results", "directory for bench.json and bench.png (empty: write nothing)")
+	flag.IntVar(&cfg.floorConns, "floor-conns", max(4, runtime.NumCPU()), "pgx floor pool size (dynamopg's default pool is max(4, CPUs))")
+	flag.BoolVar(&cfg.lag, "lag", true, "measure async index lag (PutItem returned → item visible on the GSI)")
+	flag.IntVar(&cfg.lagRate, "lag-rate", 1000, "writes/s during the async index lag run")
+	flag.DurationVar(&cfg.lagDuration, "lag-duration", 2*time.Second, "length of the async index lag run")
+	flag.BoolVar(&cfg.onlineBuild, "online-build", false, "also measure an online GSI build on PostgreSQL: backfill rows/s and write throughput during it")
+	flag.IntVar(&cfg.buildRows, "build-rows", 20000, "rows in the table before the online build")
+	flag.BoolVar(&cfg.startup, "startup", true, "measure server start to first answer and idle memory (RSS)")
+	flag.Parse()
+
+	var err error
+	if cfg.clients, err = parseInts(clients); err != nil {
+		fatalf("-clients: %v", err)
+	}
+	if cfg.workloads, err = pick(workloads, workloadNames()); err != nil {
+		fatalf("-workloads: %v", err)
+	}
+	if cfg.targets, err = pick(targets, allTargets); err != nil {
+		fatalf("-targets: %v", err)
+	}
+	if cfg.warmup == 0 {
+		cfg.warmup = min(cfg.duration/5, time.Second)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code := 0
+	if err := run(ctx, &cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "dynamobench:", err)
+		code = 1
+	}
+	runCleanups()
+	pgtest.Stop()
+	os.Exit(code)
+}
+
+func fatalf(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "dynamobench: "+format+"\n", a...)
+	os.Exit(2)
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad count %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func pick(s string, all []string) ([]string, error) {
+	if s == "all" || s == "" {
+		return all, nil
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		ok := false
+		for _, a := range all {
+			if a == f {
+				ok = true
+			}
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown %q (have %s)", f, strings.Join(all, ","))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// cleanups run at exit, last first.
+var cleanups []func()
+
+func atExit(f func()) { cleanups = append(cleanups, f) }
+
+func runCleanups() {
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
+	}
+	cleanups = nil
+}

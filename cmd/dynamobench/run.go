@@ -1,0 +1,438 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+)
+
+type cell struct {
+	Workload    string  `json:"workload"`
+	Target      string  `json:"target"`
+	Clients     int     `json:"clients"`
+	Ops         int64   `json:"ops"`
+	Errors      int64   `json:"errors"`
+	OpsPerSec   float64 `json:"ops_per_s"`
+	ItemsPerSec float64 `json:"items_per_s"`
+	P50Ms       float64 `json:"p50_ms"`
+	P99Ms       float64 `json:"p99_ms"`
+	FirstError  string  `json:"first_error,omitempty"`
+}
+
+type ratio struct {
+	Workload string  `json:"workload"`
+	Clients  int     `json:"clients"`
+	Subject  string  `json:"subject"`
+	Base     string  `json:"base"`
+	Ratio    float64 `json:"throughput_ratio"` // subject ops/s ÷ base ops/s
+}
+
+type goal struct {
+	Goal     string  `json:"goal"`
+	Measured float64 `json:"measured"`
+	Want     string  `json:"want"`
+	Met      bool    `json:"met"`
+}
+
+type report struct {
+	Started   time.Time         `json:"started"`
+	Machine   map[string]any    `json:"machine"`
+	Config    map[string]any    `json:"config"`
+	Targets   map[string]string `json:"targets"` // name → "ok" or "missing: …" / "failed: …"
+	Cells     []cell            `json:"cells"`
+	Ratios    []ratio           `json:"ratios"`
+	Goals     []goal            `json:"goals"`
+	Lag       []lagResult       `json:"async_index_lag,omitempty"`
+	Build     *buildResult      `json:"online_build,omitempty"`
+	Startup   []startupResult   `json:"startup,omitempty"`
+	Workloads map[string]string `json:"workload_titles"`
+}
+
+// measure runs op from clients goroutines: a warm-up, then dur measured.
+func measure(ctx context.Context, op opFunc, clients int, warmup, dur time.Duration) cell {
+	start := time.Now()
+	from, to := start.Add(warmup), start.Add(warmup+dur)
+	lat := make([][]time.Duration, clients)
+	var errs atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for w := 0; w < clients; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			l := make([]time.Duration, 0, 4096)
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				if t0.After(to) {
+					break
+				}
+				err := op(ctx, w)
+				t1 := time.Now()
+				if t0.Before(from) || t1.After(to) {
+					continue
+				}
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				l = append(l, t1.Sub(t0))
+			}
+			lat[w] = l
+		}(w)
+	}
+	wg.Wait()
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	c := cell{Clients: clients, Ops: int64(len(all)), Errors: errs.Load()}
+	c.OpsPerSec = float64(len(all)) / dur.Seconds()
+	if len(all) > 0 {
+		c.P50Ms = msf(all[len(all)/2])
+		c.P99Ms = msf(all[min(len(all)-1, len(all)*99/100)])
+	}
+	if e, ok := firstErr.Load().(string); ok {
+		c.FirstError = e
+	} else if len(all) == 0 {
+		c.FirstError = "no operation completed inside the measured window (each took longer than it)"
+	}
+	return c
+}
+
+func msf(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+func run(ctx context.Context, cfg *config) error {
+	rep := &report{
+		Started: time.Now().UTC(),
+		Machine: map[string]any{"cpus": runtime.NumCPU(), "goos": runtime.GOOS, "goarch": runtime.GOARCH, "go": runtime.Version()},
+		Config: map[string]any{"duration_s": cfg.duration.Seconds(), "warmup_s": cfg.warmup.Seconds(), "clients": cfg.clients,
+			"workloads": cfg.workloads, "targets": cfg.targets, "floor_conns": cfg.floorConns},
+		Targets:   map[string]string{},
+		Workloads: map[string]string{},
+	}
+	if h, err := os.Hostname(); err == nil {
+		rep.Machine["host"] = h
+	}
+	for _, w := range workloads {
+		rep.Workloads[w.name] = w.title
+	}
+	cells := len(cfg.workloads) * len(cfg.clients) * len(cfg.targets)
+	fmt.Fprintf(os.Stderr, "dynamobench: %d cells × %v (+%v warm-up) ≈ %v of measuring\n",
+		cells, cfg.duration, cfg.warmup, time.Duration(cells)*(cfg.duration+cfg.warmup))
+
+	for _, tn := range cfg.targets {
+		if ctx.Err() != nil {
+			break
+		}
+		fmt.Fprintf(os.Stderr, "== %s\n", tn)
+		t, err := newTarget(ctx, tn, cfg)
+		if err != nil {
+			var m errMissing
+			if errors.As(err, &m) {
+				rep.Targets[tn] = err.Error()
+			} else {
+				rep.Targets[tn] = "failed: " + err.Error()
+			}
+			fmt.Fprintf(os.Stderr, "   %s: %s\n", tn, rep.Targets[tn])
+			continue
+		}
+		rep.Targets[tn] = "ok"
+		for _, wn := range cfg.workloads {
+			w := workloadByName(wn)
+			op, err := t.prepare(ctx, w)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "   %-15s %v\n", wn, err)
+				for _, n := range cfg.clients {
+					rep.Cells = append(rep.Cells, cell{Workload: wn, Target: tn, Clients: n, FirstError: "setup: " + err.Error()})
+				}
+				continue
+			}
+			for _, n := range cfg.clients {
+				if ctx.Err() != nil {
+					break
+				}
+				c := measure(ctx, op, n, cfg.warmup, cfg.duration)
+				c.Workload, c.Target = wn, tn
+				c.ItemsPerSec = c.OpsPerSec * float64(w.items)
+				rep.Cells = append(rep.Cells, c)
+				fmt.Fprintf(os.Stderr, "   %-15s %3d clients %9.0f ops/s  p50 %7.2f ms  p99 %7.2f ms  errors %d %s\n",
+					wn, n, c.OpsPerSec, c.P50Ms, c.P99Ms, c.Errors, c.FirstError)
+			}
+		}
+		t.close()
+	}
+
+	if cfg.lag && ctx.Err() == nil {
+		for _, b := range []string{"postgres", "sqlite"} {
+			if !wantsBackend(cfg, b) {
+				continue
+			}
+			r := measureLag(ctx, b, cfg.lagRate, cfg.lagDuration)
+			rep.Lag = append(rep.Lag, r)
+		}
+	}
+	if cfg.onlineBuild && ctx.Err() == nil {
+		r := measureOnlineBuild(ctx, cfg)
+		rep.Build = &r
+	}
+	if cfg.startup && ctx.Err() == nil {
+		for _, b := range []string{"sqlite", "postgres"} {
+			if wantsBackend(cfg, b) {
+				rep.Startup = append(rep.Startup, measureStartup(ctx, b))
+			}
+		}
+	}
+
+	rep.Ratios = ratios(rep)
+	rep.Goals = goals(rep)
+	printReport(os.Stdout, rep)
+	if cfg.out != "" {
+		if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+			return err
+		}
+		js, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(cfg.out, "bench.json"), append(js, '\n'), 0o644); err != nil {
+			return err
+		}
+		if err := writeChart(filepath.Join(cfg.out, "bench.png"), rep); err != nil {
+			return err
+		}
+		fmt.Printf("\nwrote %s and %s\n", filepath.Join(cfg.out, "bench.json"), filepath.Join(cfg.out, "bench.png"))
+	}
+	return ctx.Err()
+}
+
+func wantsBackend(cfg *config, backend string) bool {
+	want := map[string]string{"postgres": tDynPG, "sqlite": tDynSQLite}[backend]
+	for _, t := range cfg.targets {
+		if t == want {
+			return true
+		}
+	}
+	return false
+}
+
+func findCell(rep *report, w, t string, n int) *cell {
+	for i := range rep.Cells {
+		c := &rep.Cells[i]
+		if c.Workload == w && c.Target == t && c.Clients == n && c.Ops > 0 {
+			return c
+		}
+	}
+	return nil
+}
+
+// ratios: each dynamopg figure over its floor and over each peer.
+func ratios(rep *report) []ratio {
+	var out []ratio
+	for _, c := range rep.Cells {
+		if c.Ops == 0 {
+			continue
+		}
+		var bases []string
+		switch c.Target {
+		case tDynPG:
+			bases = []string{tPGX, tDynalite, tMoto}
+		case tDynSQLite:
+			bases = []string{tSQLite, tDynalite, tMoto}
+		default:
+			continue
+		}
+		for _, b := range bases {
+			bc := findCell(rep, c.Workload, b, c.Clients)
+			if bc == nil && strings.HasSuffix(c.Workload, "-async") && (b == tDynalite || b == tMoto) {
+				bc = findCell(rep, strings.TrimSuffix(c.Workload, "-async")+"-sync", b, c.Clients)
+			}
+			if bc == nil {
+				continue
+			}
+			out = append(out, ratio{Workload: c.Workload, Clients: c.Clients, Subject: c.Target, Base: b, Ratio: c.OpsPerSec / bc.OpsPerSec})
+		}
+	}
+	return out
+}
+
+func ratioOf(rep *report, w, subject, base string, n int) (float64, bool) {
+	s, b := findCell(rep, w, subject, n), findCell(rep, w, base, n)
+	if s == nil || b == nil {
+		return 0, false
+	}
+	return s.OpsPerSec / b.OpsPerSec, true
+}
+
+// goals checks the figures against the targets of the performance issue
+// (all at 16 clients).
+func goals(rep *report) []goal {
+	var out []goal
+	add := func(name, want string, v float64, ok, met bool) {
+		if ok {
+			out = append(out, goal{Goal: name, Measured: round3(v), Want: want, Met: met})
+		}
+	}
+	for _, w := range []string{"put", "get"} {
+		r, ok := ratioOf(rep, w, tDynPG, tPGX, 16)
+		add(w+" pg/pgx throughput @16", ">= 0.8", r, ok, r >= 0.8)
+		if c := findCell(rep, w, tDynPG, 16); c != nil {
+			add(w+" pg p99 ms @16", "< 5", c.P99Ms, true, c.P99Ms < 5)
+		}
+	}
+	fp := findCell(rep, "put", tPGX, 16)
+	for _, w := range []string{"condput", "update"} {
+		if c := findCell(rep, w, tDynPG, 16); c != nil && fp != nil {
+			r := c.OpsPerSec / fp.OpsPerSec
+			add(w+" pg / pgx plain upsert @16", ">= 0.6", r, true, r >= 0.6)
+		}
+	}
+	if a, b := findCell(rep, "put-2gsi-sync", tDynPG, 16), findCell(rep, "put", tDynPG, 16); a != nil && b != nil {
+		r := a.OpsPerSec / b.OpsPerSec
+		add("put 2 sync GSIs / plain put (pg) @16", ">= 0.5", r, true, r >= 0.5)
+	}
+	for _, w := range []string{"put", "get", "query"} {
+		r, ok := ratioOf(rep, w, tDynSQLite, tDynalite, 16)
+		add(w+" sqlite/dynalite @16", ">= 3", r, ok, r >= 3)
+	}
+	for _, l := range rep.Lag {
+		if l.Samples > 0 {
+			add("async lag p50 ms ("+l.Backend+")", "< 10", l.P50Ms, true, l.P50Ms < 10)
+			add("async lag p99 ms ("+l.Backend+")", "< 30", l.P99Ms, true, l.P99Ms < 30)
+		}
+	}
+	for _, s := range rep.Startup {
+		if s.Backend == "sqlite" && s.Error == "" {
+			add("sqlite start to first answer ms", "< 200", s.FirstAnswerMs, true, s.FirstAnswerMs < 200)
+			add("sqlite idle RSS MB", "< 30", s.IdleRSSMB, true, s.IdleRSSMB < 30)
+		}
+	}
+	if b := rep.Build; b != nil && b.Error == "" && b.InsertSelectRowsPerSec > 0 {
+		r := b.BackfillRowsPerSec / b.InsertSelectRowsPerSec
+		add("backfill / INSERT…SELECT", ">= 0.5", r, true, r >= 0.5)
+	}
+	return out
+}
+
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+func printReport(f *os.File, rep *report) {
+	fmt.Fprintln(f)
+	fmt.Fprintln(f, "targets:")
+	names := make([]string, 0, len(rep.Targets))
+	for n := range rep.Targets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(f, "  %-16s %s\n", n, rep.Targets[n])
+	}
+	fmt.Fprintln(f)
+	tw := tabwriter.NewWriter(f, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\tclients\ttarget\tops/s\titems/s\tp50 ms\tp99 ms\terrors\tvs floor\tvs dynalite\tvs moto\t")
+	idx := map[string]int{}
+	for i, t := range allTargets {
+		idx[t] = i
+	}
+	cells := append([]cell(nil), rep.Cells...)
+	wi := map[string]int{}
+	for i, w := range workloads {
+		wi[w.name] = i
+	}
+	sort.SliceStable(cells, func(i, j int) bool {
+		a, b := cells[i], cells[j]
+		if a.Workload != b.Workload {
+			return wi[a.Workload] < wi[b.Workload]
+		}
+		if a.Clients != b.Clients {
+			return a.Clients < b.Clients
+		}
+		return idx[a.Target] < idx[b.Target]
+	})
+	rat := func(c cell, base string) string {
+		for _, r := range rep.Ratios {
+			if r.Workload == c.Workload && r.Clients == c.Clients && r.Subject == c.Target && r.Base == base {
+				return fmt.Sprintf("%.2f", r.Ratio)
+			}
+		}
+		return ""
+	}
+	last := ""
+	for _, c := range cells {
+		if last != "" && last != c.Workload {
+			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t")
+		}
+		last = c.Workload
+		floor, dl, mo := "", "", ""
+		if fl, ok := floorOf[c.Target]; ok {
+			floor, dl, mo = rat(c, fl), rat(c, tDynalite), rat(c, tMoto)
+		}
+		if c.Ops == 0 {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t-\t-\t-\t-\t%d\t\t\t\t%s\n", c.Workload, c.Clients, c.Target, c.Errors, trunc(c.FirstError, 60))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%d\t%s\t%s\t%s\t\n",
+			c.Workload, c.Clients, c.Target, c.OpsPerSec, c.ItemsPerSec, c.P50Ms, c.P99Ms, c.Errors, floor, dl, mo)
+	}
+	tw.Flush()
+	if len(rep.Lag) > 0 {
+		fmt.Fprintln(f, "\nasync index lag (PutItem returned → visible on the GSI):")
+		for _, l := range rep.Lag {
+			if l.Error != "" {
+				fmt.Fprintf(f, "  %-8s error: %s\n", l.Backend, l.Error)
+				continue
+			}
+			fmt.Fprintf(f, "  %-8s %d writes at %.0f/s (asked %d/s): p50 %.2f ms  p99 %.2f ms  max %.2f ms\n",
+				l.Backend, l.Samples, l.AchievedRate, l.Rate, l.P50Ms, l.P99Ms, l.MaxMs)
+		}
+	}
+	if b := rep.Build; b != nil {
+		fmt.Fprintln(f, "\nonline index build (PostgreSQL):")
+		if b.Error != "" {
+			fmt.Fprintf(f, "  error: %s\n", b.Error)
+		} else {
+			fmt.Fprintf(f, "  %d rows; backfill %.0f rows/s (%.2f s, build total %.2f s); INSERT…SELECT of the same rows %.0f rows/s\n",
+				b.Rows, b.BackfillRowsPerSec, b.BackfillSeconds, b.BuildSeconds, b.InsertSelectRowsPerSec)
+			fmt.Fprintf(f, "  PutItem @%d clients: %.0f ops/s before, %.0f ops/s during the build (p99 %.2f → %.2f ms), errors during %d\n",
+				b.Clients, b.WritesBefore, b.WritesDuring, b.P99BeforeMs, b.P99DuringMs, b.ErrorsDuring)
+		}
+	}
+	if len(rep.Startup) > 0 {
+		fmt.Fprintln(f, "\nserver start (fresh database, migrations included) and idle memory:")
+		for _, s := range rep.Startup {
+			if s.Error != "" {
+				fmt.Fprintf(f, "  %-8s error: %s\n", s.Backend, s.Error)
+				continue
+			}
+			fmt.Fprintf(f, "  %-8s first answer after %.0f ms; idle RSS %.1f MB\n", s.Backend, s.FirstAnswerMs, s.IdleRSSMB)
+		}
+	}
+	if len(rep.Goals) > 0 {
+		fmt.Fprintln(f, "\ngoals of the performance issue (16 clients):")
+		for _, g := range rep.Goals {
+			m := "MISS"
+			if g.Met {
+				m = "met"
+			}
+			fmt.Fprintf(f, "  %-40s %10.3f  want %-7s %s\n", g.Goal, g.Measured, g.Want, m)
+		}
+	}
+}
+
+func trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
