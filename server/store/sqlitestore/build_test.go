@@ -22,7 +22,7 @@ import (
 // every build test certainly runs many pages under the writes), the resume
 // at Open, and the cost figures.
 
-func openBuild(t *testing.T, dsn string, opts sqlitestore.Options) *sqlitestore.Store {
+func openBuild(t testing.TB, dsn string, opts sqlitestore.Options) *sqlitestore.Store {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -52,7 +52,7 @@ func gsi() store.Index {
 }
 
 // addCreating adds gsi() as CREATING and returns the stored description.
-func addCreating(t *testing.T, s store.Store, name string) *store.Table {
+func addCreating(t testing.TB, s store.Store, name string) *store.Table {
 	t.Helper()
 	out, err := s.TableUpdate(context.Background(), name, func(t *store.Table) error {
 		t.Indexes = append(t.Indexes, gsi())
@@ -65,7 +65,7 @@ func addCreating(t *testing.T, s store.Store, name string) *store.Table {
 }
 
 // load writes n items in transactions of 500.
-func load(t *testing.T, s *sqlitestore.Store, tbl *store.Table, n int) {
+func load(t testing.TB, s *sqlitestore.Store, tbl *store.Table, n int) {
 	t.Helper()
 	for lo := 0; lo < n; lo += 500 {
 		var targets []store.TxTarget
@@ -94,7 +94,7 @@ func load(t *testing.T, s *sqlitestore.Store, tbl *store.Table, n int) {
 
 // requireIndexEqualsTable compares the index with the projection of the
 // table's items, by base key.
-func requireIndexEqualsTable(t *testing.T, s store.Store, name, index string) {
+func requireIndexEqualsTable(t testing.TB, s store.Store, name, index string) {
 	t.Helper()
 	ctx := context.Background()
 	tbl, err := s.TableGet(ctx, name)
@@ -187,14 +187,12 @@ func quantile(d []time.Duration, q float64) time.Duration {
 	return d[int(q*float64(len(d)-1))]
 }
 
-// TestBuildCost measures, on a file database with the default page size:
+// BenchmarkBuildCost measures (a measurement: make bench runs it once), on a file database with the default page size:
 // the backfill rate, the wait of a TableUpdate (the API's refusals run in
 // its fn, under the writer) during a build, and the write latency and
 // throughput of 2 writers with and without a build.
-func TestBuildCost(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measurement")
-	}
+func BenchmarkBuildCost(b *testing.B) {
+	t := b
 	ctx := context.Background()
 	s := openBuild(t, filepath.Join(t.TempDir(), "cost.db"), sqlitestore.Options{})
 	defer s.Close()
