@@ -21,6 +21,7 @@ import (
 
 	"github.com/dynamopg/dynamopg/tests/harness"
 	"github.com/dynamopg/dynamopg/tests/pgtest"
+	"github.com/dynamopg/dynamopg/tests/sdkhttp"
 )
 
 const (
@@ -142,7 +143,7 @@ func newClient(url string) *dynamodb.Client {
 		Region:           "us-east-1",
 		Credentials:      credentials.NewStaticCredentialsProvider("AKIDBENCH", "secret", ""),
 		BaseEndpoint:     aws.String(url),
-		HTTPClient:       &http.Client{Transport: tr, Timeout: 60 * time.Second},
+		HTTPClient:       &http.Client{Transport: sdkhttp.Wrap(tr), Timeout: 60 * time.Second},
 		RetryMaxAttempts: 1,
 	})
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/dynamopg/dynamopg/tests/pgtest"
+	"github.com/dynamopg/dynamopg/tests/sdkhttp"
 )
 
 // Backends are the storage backends every end-to-end test runs against.
@@ -73,7 +74,7 @@ type Server struct {
 	// transport pools this server's connections only: with the shared
 	// default transport, a connection kept from a server that was killed
 	// could be reused for a later server that got the same port.
-	transport *http.Transport
+	transport http.RoundTripper
 	mu        sync.Mutex
 }
 
@@ -120,7 +121,7 @@ func (s *Server) start(t testing.TB, extraArgs ...string) {
 	}
 	s.cmd = cmd
 	s.URL = "http://" + addr
-	s.transport = http.DefaultTransport.(*http.Transport).Clone()
+	s.transport = sdkhttp.Transport()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := (&http.Client{Transport: s.transport}).Get(s.URL + "/health")
@@ -156,7 +157,7 @@ func (s *Server) Stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
-	defer s.transport.CloseIdleConnections()
+	defer closeIdle(s.transport)
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { _ = s.cmd.Wait(); close(done) }()
@@ -174,7 +175,7 @@ func (s *Server) Kill() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
-	defer s.transport.CloseIdleConnections()
+	defer closeIdle(s.transport)
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	s.cmd = nil
@@ -200,6 +201,16 @@ func (s *Server) Client(opts ...func(*dynamodb.Options)) *dynamodb.Client {
 		o.RetryMaxAttempts = 1
 	}}, opts...)
 	return dynamodb.NewFromConfig(cfg, all...)
+}
+
+// NewTransport is a client transport of its own for an SDK client built
+// outside Client (see package sdkhttp for why it is not a plain one).
+func NewTransport() http.RoundTripper { return sdkhttp.Transport() }
+
+func closeIdle(rt http.RoundTripper) {
+	if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 func freePort(t testing.TB) int {
