@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"runtime"
 	"sort"
 	"strings"
@@ -52,16 +51,9 @@ func newServerMetrics(s *Server) *serverMetrics {
 	if ps, ok := s.store.(store.PoolStatser); ok {
 		registerPoolStats(reg, ps)
 	}
-	if q, ok := s.store.(store.Queue); ok {
-		reg.NewGaugeFunc("dynamopg_index_queue_depth", "Pending rows of the asynchronous index propagation queue (all tables); absent when the database does not answer within 2 s.", func() []metrics.Sample {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			n, err := q.QueueDepth(ctx)
-			if err != nil {
-				return nil
-			}
-			return []metrics.Sample{{Value: float64(n)}}
-		})
+	registerProcessCounters(reg)
+	if ops, ok := s.store.(store.OpsStatser); ok {
+		registerOpsStats(reg, ops)
 	}
 	return m
 }

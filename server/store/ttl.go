@@ -71,6 +71,9 @@ func TTLDelete(ctx context.Context, s Store, t *Table, key attr.Item, name strin
 	if errors.Is(err, errTTLNotExpired) {
 		return false, nil
 	}
+	if err == nil {
+		ttlDeleted.Add(1)
+	}
 	return err == nil, err
 }
 

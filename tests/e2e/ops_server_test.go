@@ -34,11 +34,13 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamopg/dynamopg/tests/harness"
 	"github.com/dynamopg/dynamopg/tests/pgtest"
+	"github.com/dynamopg/dynamopg/tests/sdkhttp"
 )
 
 // opsStart runs a dedicated server on a fresh database of the backend with
@@ -338,7 +340,7 @@ func TestOpsTLS(t *testing.T) {
 	})
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	hc := &http.Client{Transport: sdkhttp.Wrap(tr), Timeout: 30 * time.Second}
 	url := "https://" + addr
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -500,5 +502,115 @@ func TestOpsOverload(t *testing.T) {
 		if err != nil {
 			t.Errorf("after the stall: %v", err)
 		}
+	}
+}
+
+// waitMetric scrapes /metrics until the series satisfies ok (60 s at most)
+// and returns its value.
+func waitMetric(t *testing.T, s *harness.Server, series string, ok func(float64) bool, want string) float64 {
+	t.Helper()
+	var got float64
+	var present bool
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		_, body := httpGet(t, s.URL+"/metrics")
+		if got, present = metricValue(t, body, series); present && ok(got) {
+			return got
+		}
+	}
+	t.Errorf("%s = %v (present %v) after 60 s, want %s", series, got, present, want)
+	return got
+}
+
+// batchPut writes the items with BatchWriteItem, 25 at a time, retrying
+// unprocessed ones.
+func batchPut(t *testing.T, c *dynamodb.Client, table string, items []Item) {
+	t.Helper()
+	for lo := 0; lo < len(items); lo += 25 {
+		var reqs []types.WriteRequest
+		for _, it := range items[lo:min(lo+25, len(items))] {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		}
+		pending := map[string][]types.WriteRequest{table: reqs}
+		for len(pending) > 0 {
+			out, err := c.BatchWriteItem(harness.Ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			if err != nil {
+				t.Fatalf("BatchWriteItem: %v", err)
+			}
+			pending = out.UnprocessedItems
+		}
+	}
+}
+
+// TestOpsMetricsBackgroundWork: /metrics shows the work behind the API as
+// the store records it: stream records written, an index build's rows and
+// phase, the propagation queue, the TTL sweeper's deletions.
+func TestOpsMetricsBackgroundWork(t *testing.T) {
+	for _, backend := range harness.Backends {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			s := opsStart(t, backend, "--index-propagation", "async", "--ttl-interval", "200ms")
+			c := s.Client()
+			ctx := harness.Ctx(t)
+			table := createHashTable(t, c, "ops_bg")
+
+			// Stream records: one per write once the stream is on.
+			_, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+				StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
+			must(t, err)
+			waitActive(t, c, table)
+			const n = 300
+			items := make([]Item, n)
+			for i := range items {
+				items[i] = Item{"pk": S(fmt.Sprintf("k%03d", i)), "g": S(fmt.Sprintf("g%d", i%5))}
+			}
+			batchPut(t, c, table, items)
+			waitMetric(t, s, "dynamopg_stream_records_total", func(v float64) bool { return v >= n }, fmt.Sprintf(">= %d", n))
+
+			// An index build: its rows done, then its phase active.
+			_, _, err = ibCreateIndex(ctx, c, table, ibGSI{Name: "by_g", Hash: "g", HashType: "S", Projection: types.ProjectionTypeAll})
+			must(t, err)
+			for deadline := time.Now().Add(60 * time.Second); ibIndexStatus(ibDescribe(t, c, table), "by_g") != "ACTIVE"; time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("index by_g not ACTIVE after 60 s")
+				}
+			}
+			labels := fmt.Sprintf(`{table=%q,index="by_g"}`, table)
+			waitMetric(t, s, "dynamopg_index_build_rows_done"+labels, func(v float64) bool { return v >= n }, fmt.Sprintf(">= %d", n))
+			waitMetric(t, s, fmt.Sprintf(`dynamopg_index_build_phase{table=%q,index="by_g",phase="active"}`, table),
+				func(v float64) bool { return v == 1 }, "1")
+
+			// The queue: writes to the table reach by_g (async) through it;
+			// its series are there and it drains.
+			more := make([]Item, 50)
+			for i := range more {
+				more[i] = Item{"pk": S(fmt.Sprintf("m%03d", i)), "g": S("gm")}
+			}
+			batchPut(t, c, table, more)
+			_, body := httpGet(t, s.URL+"/metrics")
+			for _, series := range []string{"dynamopg_index_queue_depth", "dynamopg_index_queue_oldest_age_seconds", "dynamopg_index_queue_passed_over"} {
+				if v, ok := metricValue(t, body, series); !ok || v < 0 {
+					t.Errorf("%s = %v (present %v) after async writes", series, v, ok)
+				}
+			}
+			waitMetric(t, s, "dynamopg_index_queue_depth", func(v float64) bool { return v == 0 }, "0 once applied")
+			waitMetric(t, s, "dynamopg_index_queue_oldest_age_seconds", func(v float64) bool { return v == 0 }, "0 once applied")
+
+			// TTL: the sweeper deletes expired items and counts them.
+			_, err = updateTTL(c, t, table, "exp", true)
+			must(t, err)
+			const expired = 20
+			past := fmt.Sprint(time.Now().Add(-time.Hour).Unix())
+			var old []Item
+			for i := range expired {
+				old = append(old, Item{"pk": S(fmt.Sprintf("x%02d", i)), "exp": N(past)})
+			}
+			batchPut(t, c, table, old)
+			waitMetric(t, s, "dynamopg_ttl_deletions_total", func(v float64) bool { return v >= expired }, fmt.Sprintf(">= %d", expired))
+			if it := get(t, c, table, Item{"pk": S("x00")}); it != nil {
+				t.Errorf("expired item still there after the counter reached %d", expired)
+			}
+			waitMetric(t, s, "dynamopg_stream_records_total", func(v float64) bool { return v >= n+50+2*expired },
+				fmt.Sprintf(">= %d (puts and the TTL deletions' REMOVE records)", n+50+2*expired))
+		})
 	}
 }

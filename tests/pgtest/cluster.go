@@ -64,11 +64,13 @@ type cluster struct {
 	dir    string
 	url    string
 	asUser string // run binaries as this user ("" for ourselves)
+	opts   string // the server's options (pg_ctl -o), for every start
 }
 
 // startCluster runs initdb and starts a server on a free local port with
-// durability off.
-func startCluster() (*cluster, error) {
+// durability off. settings ("name=value") are added after the defaults,
+// so they override them.
+func startCluster(settings ...string) (*cluster, error) {
 	bindir, err := findBindir()
 	if err != nil {
 		return nil, err
@@ -96,7 +98,7 @@ func startCluster() (*cluster, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("initdb: %w: %s", err, out)
 	}
-	opts := strings.Join([]string{
+	opts := []string{
 		"-p", strconv.Itoa(port),
 		"-k", dir,
 		"-c", "listen_addresses=127.0.0.1",
@@ -104,19 +106,40 @@ func startCluster() (*cluster, error) {
 		"-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off",
 		"-c", "max_connections=200",
-	}, " ")
-	if out, err := c.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+	}
+	for _, kv := range settings {
+		opts = append(opts, "-c", kv)
+	}
+	c.opts = strings.Join(opts, " ")
+	if err := c.start(); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("pg_ctl start: %w: %s\n%s", err, out, log)
+		return nil, err
 	}
 	c.url = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	return c, nil
 }
 
+// start starts the server and waits until it accepts connections.
+func (c *cluster) start() error {
+	if out, err := c.run("pg_ctl", "-D", filepath.Join(c.dir, "data"), "-o", c.opts, "-l", filepath.Join(c.dir, "log"), "-w", "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(c.dir, "log"))
+		return fmt.Errorf("pg_ctl start: %w: %s\n%s", err, out, log)
+	}
+	return nil
+}
+
+// shutdown stops the server in pg_ctl's mode (smart, fast or immediate)
+// and waits until it has.
+func (c *cluster) shutdown(mode string) error {
+	if out, err := c.run("pg_ctl", "-D", filepath.Join(c.dir, "data"), "-m", mode, "-w", "stop"); err != nil {
+		return fmt.Errorf("pg_ctl stop -m %s: %w: %s", mode, err, out)
+	}
+	return nil
+}
+
 // stop stops the server at once and removes its directory.
 func (c *cluster) stop() {
-	c.run("pg_ctl", "-D", filepath.Join(c.dir, "data"), "-m", "immediate", "-w", "stop")
+	_ = c.shutdown("immediate")
 	os.RemoveAll(c.dir)
 }
 

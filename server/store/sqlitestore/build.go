@@ -189,6 +189,7 @@ func (s *Store) runBuild(ctx context.Context, tableID, indexID int64, table, ind
 	var after *rowKey // the last base key done; nil before the first page
 	var rows, pages int
 	backoff := 50 * time.Millisecond
+	s.buildStats.started(indexID, table, index, s.buildTableRows(ctx, tableID))
 	for {
 		var n int
 		var last *rowKey
@@ -205,10 +206,12 @@ func (s *Store) runBuild(ctx context.Context, tableID, indexID int64, table, ind
 			backoff = 50 * time.Millisecond
 			rows += n
 			pages++
+			s.buildStats.rows(indexID, int64(rows))
 			if last != nil {
 				after = last
 			}
 			if done {
+				s.buildStats.ended(indexID, s.buildOutcome(ctx, tableID, indexID))
 				log.Info("sqlite store: index build ended", "rows", rows, "pages", pages, "took", time.Since(start))
 				return
 			}
@@ -222,10 +225,12 @@ func (s *Store) runBuild(ctx context.Context, tableID, indexID int64, table, ind
 			}
 			continue
 		case ctx.Err() != nil:
+			s.buildStats.ended(indexID, "")
 			log.Info("sqlite store: index build stopped; it resumes at the next Open", "rows", rows)
 			return
 		case errors.Is(err, errUnindexable):
 			log.Error("sqlite store: index build failed; removing the index", "err", err)
+			s.buildStats.ended(indexID, "failed")
 			if err := s.inWrite(ctx, func(tx *sql.Tx) error {
 				return abandonIndex(ctx, tx, tableID, indexID)
 			}); err != nil && ctx.Err() == nil {
@@ -236,6 +241,7 @@ func (s *Store) runBuild(ctx context.Context, tableID, indexID int64, table, ind
 		log.Warn("sqlite store: index build page failed; retrying", "err", err, "after", backoff)
 		select {
 		case <-ctx.Done():
+			s.buildStats.ended(indexID, "")
 			return
 		case <-time.After(backoff):
 		}

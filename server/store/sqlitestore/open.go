@@ -60,8 +60,9 @@ type Store struct {
 	done     sync.WaitGroup
 
 	// The online index builds (build.go).
-	builds    builds
-	buildPage int
+	builds     builds
+	buildPage  int
+	buildStats buildStats // their progress, for OpsStats
 
 	// The stream trim loop and the TTL sweeper (stream.go).
 	streamLoops streamLoops

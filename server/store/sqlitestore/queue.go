@@ -22,8 +22,8 @@ var _ store.Queue = (*Store)(nil)
 // applying it reads the item's state as of then.
 func (r *target) enqueue(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, `
-INSERT INTO index_queue (table_id, pk, sk) VALUES (?, ?, ?)
-ON CONFLICT (table_id, pk, sk) DO NOTHING`, r.def.ID, r.k.pk, r.k.sk)
+INSERT INTO index_queue (table_id, pk, sk, enqueued_at) VALUES (?, ?, ?, ?)
+ON CONFLICT (table_id, pk, sk) DO NOTHING`, r.def.ID, r.k.pk, r.k.sk, time.Now().UnixNano())
 	if err != nil {
 		return fmt.Errorf("enqueue for async indexes: %w", err)
 	}

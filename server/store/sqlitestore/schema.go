@@ -20,14 +20,25 @@ var schemaSQL string
 //	1  the catalog (tables, index_ids)
 //	2  index_queue, the asynchronous index queue
 //	3  stream_records, the DynamoDB Streams change log
+//	4  index_queue.enqueued_at, the queue's lag
+//	5  deleted_tables, the deleted tables whose streams are still readable
 //
 // Every statement of schema.sql is idempotent, so applying it whole upgrades
 // any older version (and re-applies the current one): the upgrade from 1 to
 // 2 is the CREATE TABLE IF NOT EXISTS of index_queue, from 2 to 3 that of
-// stream_records (and its indexes). A later change that
-// cannot be written idempotently goes in upgrades, keyed by the version it
-// upgrades from.
-const schemaVersion = 3
+// stream_records (and its indexes), from 4 to 5 that of deleted_tables. A
+// column added to an existing table is in the table's CREATE TABLE and in
+// addedColumns, which adds it to a file whose table lacks it (SQLite has no
+// ADD COLUMN IF NOT EXISTS). A later
+// change that cannot be written idempotently goes in upgrades, keyed by the
+// version it upgrades from.
+const schemaVersion = 5
+
+// addedColumns are the columns added to tables after their creation:
+// table, column, declaration.
+var addedColumns = [][3]string{
+	{"index_queue", "enqueued_at", "INTEGER"},
+}
 
 // upgrades holds the non-idempotent steps from a version to the next, run
 // before schema.sql in the same transaction. None so far.
@@ -57,12 +68,33 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
 		return fmt.Errorf("apply schema: %w", err)
 	}
+	for _, c := range addedColumns {
+		if err := addColumn(ctx, tx, c[0], c[1], c[2]); err != nil {
+			return fmt.Errorf("apply schema: %w", err)
+		}
+	}
 	// PRAGMA takes no bind parameters; the value is a constant.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
 		return fmt.Errorf("set schema version: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit schema: %w", err)
+	}
+	return nil
+}
+
+// addColumn adds the column to the table unless it has it.
+func addColumn(ctx context.Context, tx *sql.Tx, table, column, decl string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, table, column).Scan(&n); err != nil {
+		return fmt.Errorf("columns of %s: %w", table, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	// Names and declaration are constants of addedColumns.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s ADD COLUMN %s %s`, table, column, decl)); err != nil {
+		return fmt.Errorf("add column %s.%s: %w", table, column, err)
 	}
 	return nil
 }

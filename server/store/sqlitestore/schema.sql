@@ -23,12 +23,15 @@ CREATE TABLE IF NOT EXISTS index_ids (
 -- indexes and deletes the row, so a row names an item, not a change: the
 -- UNIQUE key coalesces the writes to one item while its row is pending, and
 -- seq keeps first-in-first-out order. table_id is not a foreign key: the
--- rows of a dropped table are consumed by the worker.
+-- rows of a dropped table are consumed by the worker. enqueued_at (schema
+-- version 4, Unix nanoseconds; NULL in rows queued by an older version) is
+-- when the item's oldest unapplied write was queued: the queue's lag.
 CREATE TABLE IF NOT EXISTS index_queue (
-    seq      INTEGER PRIMARY KEY,
-    table_id INTEGER NOT NULL,
-    pk       BLOB    NOT NULL,
-    sk       BLOB    NOT NULL,
+    seq         INTEGER PRIMARY KEY,
+    table_id    INTEGER NOT NULL,
+    pk          BLOB    NOT NULL,
+    sk          BLOB    NOT NULL,
+    enqueued_at INTEGER,
     UNIQUE (table_id, pk, sk)
 );
 
@@ -53,3 +56,18 @@ CREATE TABLE IF NOT EXISTS stream_records (
 );
 CREATE INDEX IF NOT EXISTS stream_records_read ON stream_records (table_id, label, seq);
 CREATE INDEX IF NOT EXISTS stream_records_created ON stream_records (created_at);
+
+-- Deleted tables that had a stream (schema version 5): TableDelete copies
+-- the catalog entry here in its transaction, so that DescribeStream and
+-- GetRecords keep serving the table's streams (DISABLED) until their
+-- records expire; the trim deletes the rows with the records. labels is a
+-- JSON array of the table's stream labels (store.StreamLabels); deleted_at
+-- is Unix nanoseconds.
+CREATE TABLE IF NOT EXISTS deleted_tables (
+    table_id   INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    labels     TEXT    NOT NULL,
+    def        TEXT    NOT NULL,
+    deleted_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS deleted_tables_name ON deleted_tables (name, deleted_at);

@@ -1,0 +1,122 @@
+package server
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/dynamopg/dynamopg/server/metrics"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+const (
+	// opsStatsTimeout bounds the store's answer at a scrape; past it the
+	// families read from it have no samples.
+	opsStatsTimeout = 2 * time.Second
+	// opsStatsMaxAge is how long one answer serves: the families of one
+	// scrape share it.
+	opsStatsMaxAge = time.Second
+)
+
+// opsStatsCache reads the store's OpsStats at most once per opsStatsMaxAge.
+type opsStatsCache struct {
+	src store.OpsStatser
+	mu  sync.Mutex
+	at  time.Time
+	st  *store.OpsStats // nil when the last read failed
+}
+
+func (c *opsStatsCache) get() *store.OpsStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && time.Since(c.at) < opsStatsMaxAge {
+		return c.st
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opsStatsTimeout)
+	defer cancel()
+	st, err := c.src.OpsStats(ctx)
+	if err != nil {
+		st = nil
+	}
+	c.st, c.at = st, time.Now()
+	return st
+}
+
+// registerOpsStats exposes the store's background work: the queue, the
+// index builds and the stream records (database-wide numbers, the ones
+// `dynamopg status` shows), absent when the database does not answer.
+func registerOpsStats(reg *metrics.Registry, src store.OpsStatser) {
+	c := &opsStatsCache{src: src}
+	queue := func(v func(q store.QueueStat) float64) func() []metrics.Sample {
+		return func() []metrics.Sample {
+			st := c.get()
+			if st == nil {
+				return nil
+			}
+			return []metrics.Sample{{Value: v(st.Queue)}}
+		}
+	}
+	reg.NewGaugeFunc("dynamopg_index_queue_depth",
+		"Pending rows of the asynchronous index propagation queue (all tables); absent when the database does not answer within 2 s.",
+		queue(func(q store.QueueStat) float64 { return float64(q.Depth) }))
+	reg.NewGaugeFunc("dynamopg_index_queue_oldest_age_seconds",
+		"Age of the oldest pending row of the index propagation queue (the apply lag); 0 when the queue is empty.",
+		queue(func(q store.QueueStat) float64 { return q.OldestAge }))
+	reg.NewGaugeFunc("dynamopg_index_queue_passed_over",
+		"Queue rows set aside now because their item could not be locked (PostgreSQL; always 0 on SQLite).",
+		queue(func(q store.QueueStat) float64 { return float64(q.PassedOver) }))
+
+	builds := func(v func(b store.BuildStat) (float64, bool)) func() []metrics.Sample {
+		return func() []metrics.Sample {
+			st := c.get()
+			if st == nil {
+				return nil
+			}
+			out := make([]metrics.Sample, 0, len(st.Builds))
+			for _, b := range st.Builds {
+				if x, ok := v(b); ok {
+					out = append(out, metrics.Sample{Labels: []string{b.Table, b.Index}, Value: x})
+				}
+			}
+			return out
+		}
+	}
+	reg.NewGaugeFunc("dynamopg_index_build_rows_done",
+		"Rows an online index build has backfilled (running builds and finished ones still recorded).",
+		builds(func(b store.BuildStat) (float64, bool) { return float64(b.RowsDone), true }), "table", "index")
+	reg.NewGaugeFunc("dynamopg_index_build_table_rows_estimate",
+		"Estimated rows of the table an index build reads (the whole of rows_done); absent when unknown.",
+		builds(func(b store.BuildStat) (float64, bool) { return float64(b.TableRows), b.TableRows >= 0 }), "table", "index")
+	reg.NewGaugeFunc("dynamopg_index_build_phase",
+		"1 for the current phase of each index build (allocating, barrier, backfill, sweep, active, failed).",
+		func() []metrics.Sample {
+			st := c.get()
+			if st == nil {
+				return nil
+			}
+			out := make([]metrics.Sample, 0, len(st.Builds))
+			for _, b := range st.Builds {
+				out = append(out, metrics.Sample{Labels: []string{b.Table, b.Index, b.Phase}, Value: 1})
+			}
+			return out
+		}, "table", "index", "phase")
+
+	reg.NewCounterFunc("dynamopg_stream_records_total",
+		"Stream records written to the database since it was created (all processes; not lowered by the 24-hour trim).",
+		func() []metrics.Sample {
+			st := c.get()
+			if st == nil || st.StreamRecords < 0 {
+				return nil
+			}
+			return []metrics.Sample{{Value: float64(st.StreamRecords)}}
+		})
+}
+
+// registerProcessCounters exposes the work counted in this process.
+func registerProcessCounters(reg *metrics.Registry) {
+	reg.NewCounterFunc("dynamopg_ttl_deletions_total",
+		"Expired items the TTL sweeper of this process deleted.",
+		func() []metrics.Sample {
+			return []metrics.Sample{{Value: float64(store.TTLDeletions())}}
+		})
+}

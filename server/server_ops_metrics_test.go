@@ -1,0 +1,80 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/dynamopg/dynamopg/server/metrics"
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+type fakeOps struct {
+	st    *store.OpsStats
+	err   error
+	calls int
+}
+
+func (f *fakeOps) OpsStats(context.Context) (*store.OpsStats, error) {
+	f.calls++
+	return f.st, f.err
+}
+
+func TestOpsStatsMetrics(t *testing.T) {
+	src := &fakeOps{st: &store.OpsStats{
+		Builds: []store.BuildStat{
+			{Table: "T", Index: "g1", Phase: "backfill", RowsDone: 512, TableRows: 1000},
+			{Table: "T", Index: "g0", Phase: "active", RowsDone: 7, TableRows: -1},
+		},
+		Queue:         store.QueueStat{Depth: 3, PassedOver: 1, OldestAge: 2.5},
+		StreamRecords: 42,
+	}}
+	reg := metrics.NewRegistry()
+	registerOpsStats(reg, src)
+	var b strings.Builder
+	reg.Write(&b)
+	out := b.String()
+	for _, want := range []string{
+		"dynamopg_index_queue_depth 3\n",
+		"dynamopg_index_queue_oldest_age_seconds 2.5\n",
+		"dynamopg_index_queue_passed_over 1\n",
+		`dynamopg_index_build_rows_done{table="T",index="g1"} 512` + "\n",
+		`dynamopg_index_build_rows_done{table="T",index="g0"} 7` + "\n",
+		`dynamopg_index_build_table_rows_estimate{table="T",index="g1"} 1000` + "\n",
+		`dynamopg_index_build_phase{table="T",index="g1",phase="backfill"} 1` + "\n",
+		`dynamopg_index_build_phase{table="T",index="g0",phase="active"} 1` + "\n",
+		"# TYPE dynamopg_stream_records_total counter\ndynamopg_stream_records_total 42\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scrape lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `table_rows_estimate{table="T",index="g0"}`) {
+		t.Errorf("unknown estimate exposed:\n%s", out)
+	}
+	if src.calls != 1 {
+		t.Errorf("one scrape read the store %d times, want 1", src.calls)
+	}
+
+	// A database that does not answer: the families are there, empty.
+	src = &fakeOps{err: errors.New("down")}
+	reg = metrics.NewRegistry()
+	registerOpsStats(reg, src)
+	b.Reset()
+	reg.Write(&b)
+	out = b.String()
+	if !strings.Contains(out, "# TYPE dynamopg_index_queue_depth gauge\n") || strings.Contains(out, "dynamopg_index_queue_depth 0") {
+		t.Errorf("scrape with the database down:\n%s", out)
+	}
+}
+
+func TestTTLDeletionsCounter(t *testing.T) {
+	reg := metrics.NewRegistry()
+	registerProcessCounters(reg)
+	var b strings.Builder
+	reg.Write(&b)
+	if !strings.Contains(b.String(), "# TYPE dynamopg_ttl_deletions_total counter\ndynamopg_ttl_deletions_total ") {
+		t.Errorf("scrape:\n%s", b.String())
+	}
+}
