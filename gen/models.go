@@ -8,6 +8,14 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type DynamopgDeletedTable struct {
+	TableID   int64
+	Name      string
+	Labels    []string
+	Def       []byte
+	DeletedAt pgtype.Timestamptz
+}
+
 type DynamopgIndexBuild struct {
 	IndexID    int64
 	TableID    int64

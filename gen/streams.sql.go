@@ -11,6 +11,96 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const deletedTableGet = `-- name: DeletedTableGet :one
+SELECT d.def, d.deleted_at
+  FROM dynamopg.deleted_tables d
+ WHERE d.name = $1 AND $2::text = ANY (d.labels)
+ ORDER BY d.deleted_at DESC
+ LIMIT 1
+`
+
+type DeletedTableGetParams struct {
+	Name  string
+	Label string
+}
+
+type DeletedTableGetRow struct {
+	Def       []byte
+	DeletedAt pgtype.Timestamptz
+}
+
+// DeletedTableGet reads the latest deleted table named @name that had the
+// stream @label.
+func (q *Queries) DeletedTableGet(ctx context.Context, db DBTX, arg DeletedTableGetParams) (DeletedTableGetRow, error) {
+	row := db.QueryRow(ctx, deletedTableGet, arg.Name, arg.Label)
+	var i DeletedTableGetRow
+	err := row.Scan(&i.Def, &i.DeletedAt)
+	return i, err
+}
+
+const deletedTableList = `-- name: DeletedTableList :many
+SELECT d.def, d.deleted_at
+  FROM dynamopg.deleted_tables d
+ WHERE $1::text = '' OR d.name = $1::text
+ ORDER BY d.name, d.deleted_at DESC
+`
+
+type DeletedTableListParams struct {
+	Name string
+}
+
+type DeletedTableListRow struct {
+	Def       []byte
+	DeletedAt pgtype.Timestamptz
+}
+
+// DeletedTableList lists the deleted tables kept (those named @name, or
+// all when it is empty), in name order, the latest deletion first.
+func (q *Queries) DeletedTableList(ctx context.Context, db DBTX, arg DeletedTableListParams) ([]DeletedTableListRow, error) {
+	rows, err := db.Query(ctx, deletedTableList, arg.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []DeletedTableListRow
+	for rows.Next() {
+		var i DeletedTableListRow
+		if err := rows.Scan(&i.Def, &i.DeletedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const deletedTableRecord = `-- name: DeletedTableRecord :exec
+INSERT INTO dynamopg.deleted_tables (table_id, name, labels, def)
+VALUES ($1, $2, $3::text[], $4)
+ON CONFLICT (table_id) DO NOTHING
+`
+
+type DeletedTableRecordParams struct {
+	TableID int64
+	Name    string
+	Labels  []string
+	Def     []byte
+}
+
+// DeletedTableRecord keeps the catalog JSON of a table DeleteTable is
+// marking DELETING (in the same transaction), for its streams.
+func (q *Queries) DeletedTableRecord(ctx context.Context, db DBTX, arg DeletedTableRecordParams) error {
+	_, err := db.Exec(ctx, deletedTableRecord,
+		arg.TableID,
+		arg.Name,
+		arg.Labels,
+		arg.Def,
+	)
+	return err
+}
+
 const streamBounds = `-- name: StreamBounds :one
 SELECT coalesce(min(r.seq), 0)::bigint AS first_seq, coalesce(max(r.seq), 0)::bigint AS last_seq
   FROM dynamopg.stream_records r

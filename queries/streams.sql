@@ -22,3 +22,27 @@ SELECT dynamopg.stream_trim(@before::timestamptz)::bigint AS deleted;
 SELECT k::jsonb AS key
   FROM dynamopg.ttl_expired_keys(@table_id::bigint, @attr_name::text, @lo::numeric,
                                  @hi::numeric, @max_items::int) AS k;
+
+-- name: DeletedTableRecord :exec
+-- DeletedTableRecord keeps the catalog JSON of a table DeleteTable is
+-- marking DELETING (in the same transaction), for its streams.
+INSERT INTO dynamopg.deleted_tables (table_id, name, labels, def)
+VALUES (@table_id, @name, @labels::text[], @def)
+ON CONFLICT (table_id) DO NOTHING;
+
+-- name: DeletedTableGet :one
+-- DeletedTableGet reads the latest deleted table named @name that had the
+-- stream @label.
+SELECT d.def, d.deleted_at
+  FROM dynamopg.deleted_tables d
+ WHERE d.name = @name AND @label::text = ANY (d.labels)
+ ORDER BY d.deleted_at DESC
+ LIMIT 1;
+
+-- name: DeletedTableList :many
+-- DeletedTableList lists the deleted tables kept (those named @name, or
+-- all when it is empty), in name order, the latest deletion first.
+SELECT d.def, d.deleted_at
+  FROM dynamopg.deleted_tables d
+ WHERE @name::text = '' OR d.name = @name::text
+ ORDER BY d.name, d.deleted_at DESC;

@@ -43,10 +43,18 @@ func (a *API) createTable(ctx context.Context, r *Request) (any, error) {
 	}
 	desc := describe(t, r.Region, 0, 0)
 	// The service answers CreateTable with CREATING; our storage is ready at
-	// once, so DescribeTable reports ACTIVE from the next call on.
+	// once, so DescribeTable reports ACTIVE from the next call on. Its
+	// answer has no WarmThroughput, but the table's when one was given
+	// (UPDATING).
 	desc.TableStatus = store.StatusCreating
 	for i := range desc.GlobalSecondaryIndexes {
 		desc.GlobalSecondaryIndexes[i].IndexStatus = store.StatusCreating
+		desc.GlobalSecondaryIndexes[i].WarmThroughput = nil
+	}
+	if in.WarmThroughput.empty() {
+		desc.WarmThroughput = nil
+	} else {
+		desc.WarmThroughput.Status = store.StatusUpdating
 	}
 	return map[string]any{"TableDescription": desc}, nil
 }
@@ -359,6 +367,9 @@ func buildIndex(ix secondaryIndex, global bool, defs map[string]attr.Type, defNa
 				return nil, err
 			}
 			idx.Throughput = store.Throughput{Read: *ix.ProvisionedThroughput.ReadCapacityUnits, Write: *ix.ProvisionedThroughput.WriteCapacityUnits}
+		}
+		if err := applyIndexCreateThroughput(idx, &ix, payPerRequest); err != nil {
+			return nil, err
 		}
 	} else if ix.ProvisionedThroughput != nil {
 		return nil, invalid("ProvisionedThroughput should not be specified for local secondary index: %s", idx.Name)

@@ -27,6 +27,7 @@ type tableDescription struct {
 	TableClassSummary         *tableClassSummary      `json:"TableClassSummary,omitempty"`
 	SSEDescription            *sseDescription         `json:"SSEDescription,omitempty"`
 	OnDemandThroughput        *onDemandThroughputOut  `json:"OnDemandThroughput,omitempty"`
+	WarmThroughput            *warmThroughputOut      `json:"WarmThroughput,omitempty"`
 	StreamSpecification       *streamSpecificationOut `json:"StreamSpecification,omitempty"`
 	LatestStreamArn           string                  `json:"LatestStreamArn,omitempty"`
 	LatestStreamLabel         string                  `json:"LatestStreamLabel,omitempty"`
@@ -61,15 +62,17 @@ type projectionOut struct {
 }
 
 type indexDescription struct {
-	IndexName             string         `json:"IndexName"`
-	KeySchema             []keySchemaOut `json:"KeySchema"`
-	Projection            projectionOut  `json:"Projection"`
-	IndexStatus           string         `json:"IndexStatus,omitempty"`
-	Backfilling           *bool          `json:"Backfilling,omitempty"`
-	ProvisionedThroughput *throughputOut `json:"ProvisionedThroughput,omitempty"`
-	IndexSizeBytes        int64          `json:"IndexSizeBytes"`
-	ItemCount             int64          `json:"ItemCount"`
-	IndexArn              string         `json:"IndexArn"`
+	IndexName             string             `json:"IndexName"`
+	KeySchema             []keySchemaOut     `json:"KeySchema"`
+	Projection            projectionOut      `json:"Projection"`
+	IndexStatus           string             `json:"IndexStatus,omitempty"`
+	Backfilling           *bool              `json:"Backfilling,omitempty"`
+	ProvisionedThroughput *throughputOut     `json:"ProvisionedThroughput,omitempty"`
+	OnDemandThroughput    *indexOnDemandOut  `json:"OnDemandThroughput,omitempty"`
+	WarmThroughput        *warmThroughputOut `json:"WarmThroughput,omitempty"`
+	IndexSizeBytes        int64              `json:"IndexSizeBytes"`
+	ItemCount             int64              `json:"ItemCount"`
+	IndexArn              string             `json:"IndexArn"`
 }
 
 // epochTime encodes as the service does: seconds since the epoch, fractional.
@@ -159,6 +162,7 @@ func describe(t *store.Table, region string, items, size int64) *tableDescriptio
 			}
 			tp := throughputOf(ix.Throughput)
 			id.ProvisionedThroughput = &tp
+			describeIndexThroughput(&id, t, &ix)
 			d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, id)
 		} else {
 			d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, id)

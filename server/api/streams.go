@@ -158,27 +158,6 @@ func parseStreamArn(arn string) (table, label string, ok bool) {
 	return table, label, true
 }
 
-// findStream resolves a stream ARN to one of its table's live streams.
-func (a *API) findStream(ctx context.Context, arn string) (*streamRef, error) {
-	name, label, ok := parseStreamArn(arn)
-	if !ok {
-		return nil, streamNotFound(arn)
-	}
-	t, err := a.store.TableGet(ctx, name)
-	if errors.Is(err, store.ErrTableNotFound) {
-		return nil, streamNotFound(arn)
-	}
-	if err != nil {
-		return nil, storeErr(err, "table get")
-	}
-	for _, s := range streamsOf(t, time.Now()) {
-		if s.label == label {
-			return s, nil
-		}
-	}
-	return nil, streamNotFound(arn)
-}
-
 // ---------------------------------------------------------------------------
 // Sequence numbers
 
@@ -250,39 +229,9 @@ func (a *API) listStreams(ctx context.Context, r *Request) (any, error) {
 	if in.Limit != nil {
 		limit = int(*in.Limit)
 	}
-	now := time.Now()
-	var tables []*store.Table
-	if in.TableName != nil {
-		t, err := a.store.TableGet(ctx, *in.TableName)
-		if errors.Is(err, store.ErrTableNotFound) {
-			return nil, tableNotFound(*in.TableName)
-		}
-		if err != nil {
-			return nil, storeErr(err, "table get")
-		}
-		tables = append(tables, t)
-	} else {
-		after := ""
-		for {
-			names, err := a.store.TableList(ctx, after, 100)
-			if err != nil {
-				return nil, storeErr(err, "table list")
-			}
-			for _, n := range names {
-				t, err := a.store.TableGet(ctx, n)
-				if errors.Is(err, store.ErrTableNotFound) {
-					continue // dropped since the listing
-				}
-				if err != nil {
-					return nil, storeErr(err, "table get")
-				}
-				tables = append(tables, t)
-			}
-			if len(names) < 100 {
-				break
-			}
-			after = names[len(names)-1]
-		}
+	refs, err := a.listedStreams(ctx, in.TableName, time.Now())
+	if err != nil {
+		return nil, err
 	}
 	// Streams in (table name, newest label first) order; the exclusive
 	// start is a position in that order, so it need not still exist.
@@ -294,22 +243,18 @@ func (a *API) listStreams(ctx context.Context, r *Request) (any, error) {
 	out := []streamSummary{}
 	var last string
 	more := false
-	for _, t := range tables {
-		for _, s := range streamsOf(t, now) {
-			if hasStart && (t.Name < startTable || (t.Name == startTable && s.label >= startLabel)) {
-				continue
-			}
-			if len(out) == limit {
-				more = true
-				break
-			}
-			arn := s.arn(r.Region)
-			out = append(out, streamSummary{StreamArn: arn, TableName: t.Name, StreamLabel: s.label})
-			last = arn
+	for _, s := range refs {
+		name := s.table.Name
+		if hasStart && (name < startTable || (name == startTable && s.label >= startLabel)) {
+			continue
 		}
-		if more {
+		if len(out) == limit {
+			more = true
 			break
 		}
+		arn := s.arn(r.Region)
+		out = append(out, streamSummary{StreamArn: arn, TableName: name, StreamLabel: s.label})
+		last = arn
 	}
 	res := map[string]any{"Streams": out}
 	if more {
@@ -587,7 +532,7 @@ func (a *API) getRecords(ctx context.Context, r *Request) (any, error) {
 		return nil, storeErr(err, "table get")
 	default:
 		spec := store.StreamSpecOf(t)
-		open = t.ID == it.TableID && spec.Enabled && spec.Label == it.Label
+		open = t.ID == it.TableID && t.Status != store.StatusDeleting && spec.Enabled && spec.Label == it.Label
 	}
 	recs, err := st.StreamRead(ctx, it.TableID, it.Label, it.After, limit)
 	if err != nil {

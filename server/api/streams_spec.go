@@ -85,6 +85,8 @@ func checkStreamUpdate(in *updateTableInput) error {
 		return invalid("DeletionProtection modification must be the only operation in the request")
 	case o.OnDemandThroughput != nil:
 		return invalid("OnDemandThroughput can only be combined with BillingMode in an UpdateTable request")
+	case !o.WarmThroughput.empty():
+		return invalid("WarmThroughput must be the only operation in the request")
 	case in.ProvisionedThroughput != nil || (in.BillingMode != nil && *in.BillingMode == "PROVISIONED"):
 		return invalid("You cannot modify stream status while updating table IOPS")
 	}

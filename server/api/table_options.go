@@ -32,6 +32,7 @@ type tableOptionsInput struct {
 	TableClass                *string             `json:"TableClass"`
 	SSESpecification          *sseSpecification   `json:"SSESpecification"`
 	OnDemandThroughput        *onDemandThroughput `json:"OnDemandThroughput"`
+	WarmThroughput            *warmThroughput     `json:"WarmThroughput"`
 }
 
 type sseSpecification struct {
@@ -228,12 +229,13 @@ func applyCreateOptions(t *store.Table, in *createTableInput, region string) err
 	if o.OnDemandThroughput != nil {
 		mergeOnDemand(t, o.OnDemandThroughput)
 	}
-	return nil
+	return applyCreateWarm(t, o.WarmThroughput)
 }
 
 // hasOptionUpdate reports whether an UpdateTable carries an option member.
 func (o *tableOptionsInput) hasOptionUpdate() bool {
-	return o.DeletionProtectionEnabled != nil || o.TableClass != nil || o.SSESpecification != nil || o.OnDemandThroughput != nil
+	return o.DeletionProtectionEnabled != nil || o.TableClass != nil || o.SSESpecification != nil || o.OnDemandThroughput != nil ||
+		!o.WarmThroughput.empty()
 }
 
 // checkUpdateComposition refuses the combinations the service does not
@@ -249,6 +251,7 @@ func checkUpdateComposition(in *updateTableInput) error {
 			"class":      o.TableClass != nil,
 			"protection": o.DeletionProtectionEnabled != nil,
 			"ondemand":   o.OnDemandThroughput != nil,
+			"warm":       !o.WarmThroughput.empty(),
 		}
 		for _, e := range except {
 			delete(set, e)
@@ -269,6 +272,10 @@ func checkUpdateComposition(in *updateTableInput) error {
 		return invalid("DeletionProtection modification must be the only operation in the request")
 	case o.OnDemandThroughput != nil && others("ondemand", "billing"):
 		return invalid("OnDemandThroughput can only be combined with BillingMode in an UpdateTable request")
+	case !o.WarmThroughput.empty() && createsIndex(in):
+		return invalid("Create global secondary index cannot be specified when updating WarmThroughput")
+	case !o.WarmThroughput.empty() && others("warm"):
+		return invalid("WarmThroughput must be the only operation in the request")
 	}
 	if o.TableClass != nil && !oneOf(*o.TableClass, "STANDARD", "STANDARD_INFREQUENT_ACCESS") {
 		return ValidationError(msgBadTableClass)
@@ -277,6 +284,16 @@ func checkUpdateComposition(in *updateTableInput) error {
 		return checkSSE(o.SSESpecification)
 	}
 	return nil
+}
+
+// createsIndex reports whether an UpdateTable creates a global index.
+func createsIndex(in *updateTableInput) bool {
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		if u.Create != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // applyUpdateOptions changes the table's options under TableUpdate's lock,
@@ -318,7 +335,7 @@ func applyUpdateOptions(t *store.Table, in *updateTableInput, region string) err
 			setOpt(t, optDeletionProtection, nil)
 		}
 	}
-	return nil
+	return applyUpdateWarm(t, o.WarmThroughput)
 }
 
 // deletionProtected reports whether DeleteTable must refuse the table.
@@ -342,4 +359,5 @@ func describeOptions(d *tableDescription, t *store.Table) {
 	if t.BillingMode == "PAY_PER_REQUEST" && getOpt(t, optOnDemand, &od) {
 		d.OnDemandThroughput = &onDemandThroughputOut{MaxReadRequestUnits: od.Read, MaxWriteRequestUnits: od.Write}
 	}
+	d.WarmThroughput = warmOut(tableWarm(t))
 }

@@ -158,9 +158,12 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 		if t.Status != store.StatusActive {
 			return ResourceInUseError("Table is being created, updated, or deleted: " + t.Name)
 		}
+		recordWarm(t) // the high-water marks before the change lowers a base
+		billing := t.BillingMode
 		if err := applyBilling(t, &in); err != nil {
 			return err
 		}
+		dropIndexOnDemand(t)
 		if err := applyUpdateOptions(t, &in, r.Region); err != nil {
 			return err
 		}
@@ -168,8 +171,11 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 			return err
 		}
 		var err error
-		created, err = applyIndexUpdates(t, &in, a.opts.IndexPropagation)
-		return err
+		if created, err = applyIndexUpdates(t, &in, a.opts.IndexPropagation, billing != t.BillingMode); err != nil {
+			return err
+		}
+		recordWarm(t)
+		return nil
 	})
 	if err != nil {
 		var apiErr *Error

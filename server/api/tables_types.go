@@ -23,11 +23,15 @@ type projection struct {
 	NonKeyAttributes []string `json:"NonKeyAttributes"`
 }
 
+// secondaryIndex is an index of CreateTable or an UpdateTable Create; the
+// throughput members apply to global indexes only.
 type secondaryIndex struct {
 	IndexName             *string                `json:"IndexName"`
 	KeySchema             []keySchemaElement     `json:"KeySchema"`
 	Projection            *projection            `json:"Projection"`
 	ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+	OnDemandThroughput    *onDemandThroughput    `json:"OnDemandThroughput"`
+	WarmThroughput        *warmThroughput        `json:"WarmThroughput"`
 }
 
 type createTableInput struct {
@@ -69,8 +73,14 @@ type gsiUpdate struct {
 	Delete *struct {
 		IndexName *string `json:"IndexName"`
 	} `json:"Delete"`
-	Update *struct {
-		IndexName             *string                `json:"IndexName"`
-		ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
-	} `json:"Update"`
+	Update *gsiUpdateAction `json:"Update"`
+}
+
+// gsiUpdateAction is an Update of GlobalSecondaryIndexUpdates: any of the
+// throughput members, as the table's billing mode allows.
+type gsiUpdateAction struct {
+	IndexName             *string                `json:"IndexName"`
+	ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+	OnDemandThroughput    *onDemandThroughput    `json:"OnDemandThroughput"`
+	WarmThroughput        *warmThroughput        `json:"WarmThroughput"`
 }

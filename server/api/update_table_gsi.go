@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
@@ -30,12 +31,16 @@ func checkIndexUpdates(c *constraintErrors, ups []gsiUpdate) error {
 			checkName(c, u.Delete.IndexName, p+".delete.indexName", true)
 		case u.Update != nil:
 			checkName(c, u.Update.IndexName, p+".update.indexName", true)
-			c.notNull(u.Update.ProvisionedThroughput != nil, p+".update.provisionedThroughput")
 			checkThroughput(c, u.Update.ProvisionedThroughput, p+".update.provisionedThroughput")
 		}
 	}
 	if err := c.err(); err != nil {
 		return err
+	}
+	for _, u := range ups {
+		if u.Update != nil && u.Update.WarmThroughput != nil && u.Update.WarmThroughput.empty() {
+			return invalid("WarmThroughput must have at least one of ReadUnitsPerSecond or WriteUnitsPerSecond specified for index: %s", *u.Update.IndexName)
+		}
 	}
 	if changes > 1 {
 		return LimitExceededError(msgOneOnlineIndex)
@@ -68,12 +73,15 @@ func refuseWhileBuilding(t *store.Table, ups []gsiUpdate) error {
 // applyIndexUpdates changes the table's global secondary indexes under the
 // catalog lock TableUpdate holds: a Create adds the index as CREATING (its
 // build starts once this commits), a Delete removes it at once, an Update
-// changes its throughput. It returns the names of the indexes created.
-func applyIndexUpdates(t *store.Table, in *updateTableInput, propagation string) ([]string, error) {
+// changes its throughput (gsi_throughput.go). switched reports that the
+// request changed the billing mode. It returns the names of the indexes
+// created.
+func applyIndexUpdates(t *store.Table, in *updateTableInput, propagation string, switched bool) ([]string, error) {
 	if err := refuseWhileBuilding(t, in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
 	}
 	var created []string
+	now := time.Now().UTC().Truncate(time.Millisecond)
 	for _, u := range in.GlobalSecondaryIndexUpdates {
 		switch {
 		case u.Create != nil:
@@ -98,18 +106,9 @@ func applyIndexUpdates(t *store.Table, in *updateTableInput, propagation string)
 			t.Indexes = kept
 			pruneAttributeDefinitions(t)
 		case u.Update != nil:
-			ix := t.Index(*u.Update.IndexName)
-			if ix == nil || !ix.Global {
-				return nil, ResourceNotFoundError()
-			}
-			if t.BillingMode == "PAY_PER_REQUEST" {
-				return nil, invalid("ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", ix.Name)
-			}
-			pt := u.Update.ProvisionedThroughput
-			if err := throughputBounds(pt); err != nil {
+			if err := applyIndexUpdate(t, u.Update, switched, now); err != nil {
 				return nil, err
 			}
-			ix.Throughput.Read, ix.Throughput.Write = *pt.ReadCapacityUnits, *pt.WriteCapacityUnits
 		}
 	}
 	return created, nil

@@ -45,6 +45,8 @@ type Store interface {
 	TableUpdate(ctx context.Context, name string, fn func(t *Table) error) (*Table, error)
 	// TableDelete removes the table from the catalog and drops its storage;
 	// it returns the description as it was. ErrTableNotFound when absent.
+	// A table that has a stream label is recorded as a DeletedTable in the
+	// same transaction (Streams.DeletedTableGet).
 	TableDelete(ctx context.Context, name string) (*Table, error)
 	// TableStats counts the table's items and their stored size in bytes.
 	TableStats(ctx context.Context, t *Table) (items, bytes int64, err error)

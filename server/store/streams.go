@@ -51,6 +51,25 @@ type StreamRecord struct {
 	TTL bool
 }
 
+// DeletedTable is the catalog entry of a deleted table that had a stream,
+// as it was when DeleteTable removed it: its streams stay readable (by
+// table ID) until their records expire, and DescribeStream needs the
+// table's name, key schema and stream history to describe them.
+type DeletedTable struct {
+	Table     *Table
+	DeletedAt time.Time
+}
+
+// StreamLabels lists every stream label the table has had and still
+// tracks: the current one first, then the earlier ones.
+func StreamLabels(t *Table) []string {
+	s := StreamSpecOf(t)
+	if s.Label == "" {
+		return nil
+	}
+	return append([]string{s.Label}, s.Previous...)
+}
+
 // Streams serves the change log. Records older than 24 hours may be trimmed.
 type Streams interface {
 	// StreamRead returns up to limit records of the table's stream label
@@ -60,8 +79,17 @@ type Streams interface {
 	// StreamBounds returns the lowest and highest Seq present for the label
 	// (0, 0 when it has no records).
 	StreamBounds(ctx context.Context, tableID int64, label string) (first, last int64, err error)
-	// StreamTrim deletes records created before the cutoff.
+	// StreamTrim deletes records created before the cutoff, and the
+	// DeletedTable entries of tables deleted before it.
 	StreamTrim(ctx context.Context, before time.Time) error
+	// DeletedTableGet returns the most recently deleted table named name
+	// whose StreamLabels include label. TableDelete records every table
+	// that has a stream label, in its own transaction. ErrTableNotFound
+	// when none is kept.
+	DeletedTableGet(ctx context.Context, name, label string) (*DeletedTable, error)
+	// DeletedTableList returns the deleted tables still kept, those named
+	// name ("" for all), in name order, the latest deletion first.
+	DeletedTableList(ctx context.Context, name string) ([]DeletedTable, error)
 }
 
 type ttlDeleteKey struct{}

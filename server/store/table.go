@@ -82,6 +82,20 @@ type Index struct {
 	Status      string     `json:"status"`
 	Backfilling bool       `json:"backfilling,omitempty"`
 	Throughput  Throughput `json:"throughput"`
+	// OnDemand holds a global index's OnDemandThroughput maxima (-1: no
+	// maximum); nil when none is set.
+	OnDemand *Capacity `json:"onDemand,omitempty"`
+	// Warm is the highest WarmThroughput a global index has been given or
+	// has had through its provisioned throughput; zero members are not
+	// recorded (the API reports at least the defaults).
+	Warm Capacity `json:"warm,omitzero"`
+}
+
+// Capacity is a pair of read and write units: an index's WarmThroughput
+// or its OnDemandThroughput maxima.
+type Capacity struct {
+	Read  int64 `json:"read"`
+	Write int64 `json:"write"`
 }
 
 // Projection is which attributes an index copies.

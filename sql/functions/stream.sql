@@ -1,5 +1,6 @@
 -- stream.sql: the DynamoDB Streams change log (dynamopg.stream_records,
--- migration 006). item_insert, item_replace and item_delete (items.sql)
+-- migration 006; the deleted tables whose streams are still served,
+-- migration 007). item_insert, item_replace and item_delete (items.sql)
 -- call stream_write in the writer's transaction with the catalog JSON they
 -- already read, so a change and its record commit together or not at all.
 
@@ -73,8 +74,9 @@ BEGIN
 END;
 $$;
 
--- stream_trim deletes the records created before p_before and returns how
--- many it deleted.
+-- stream_trim deletes the records created before p_before, and the
+-- deleted tables (migration 007) deleted before it, whose streams have no
+-- records left; it returns how many records it deleted.
 CREATE OR REPLACE FUNCTION dynamopg.stream_trim(p_before timestamptz)
 RETURNS bigint
 LANGUAGE plpgsql AS $$
@@ -83,6 +85,7 @@ DECLARE
 BEGIN
     DELETE FROM dynamopg.stream_records WHERE created_at < p_before;
     GET DIAGNOSTICS v_n = ROW_COUNT;
+    DELETE FROM dynamopg.deleted_tables WHERE deleted_at < p_before;
     RETURN v_n;
 END;
 $$;

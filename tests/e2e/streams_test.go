@@ -30,7 +30,7 @@ func streamsClient(s *harness.Server) *dynamodbstreams.Client {
 	return dynamodbstreams.NewFromConfig(aws.Config{
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
-		HTTPClient:  &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: 60 * time.Second},
+		HTTPClient:  &http.Client{Transport: harness.NewTransport(), Timeout: 60 * time.Second},
 	}, func(o *dynamodbstreams.Options) {
 		o.BaseEndpoint = aws.String(s.URL)
 		o.RetryMaxAttempts = 1

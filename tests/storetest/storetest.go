@@ -3,8 +3,9 @@
 // pgstore) runs from its own tests, so that they behave identically. It
 // knows nothing of any backend: everything goes through store.Store.
 //
-// One file per area: tables, items, concurrency, query, scan, indexes. The
-// subtests are named like the contract methods they exercise.
+// One file per area: tables, items, concurrency, query, scan, indexes,
+// streams, deleted tables. The subtests are named like the contract methods
+// they exercise.
 package storetest
 
 import (
@@ -36,4 +37,5 @@ func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) sto
 	t.Run("Queue", func(t *testing.T) { exerciseQueue(ctx, t, newStore) })
 	t.Run("Build", func(t *testing.T) { exerciseBuild(ctx, t, newStore) })
 	t.Run("Streams", func(t *testing.T) { exerciseStreams(ctx, t, newStore) })
+	t.Run("DeletedTables", func(t *testing.T) { exerciseDeletedTables(ctx, t, newStore) })
 }

@@ -35,7 +35,8 @@ func exerciseTables(ctx context.Context, t *testing.T, newStore func(t *testing.
 		want := newTable("tbl.get_1", key("pk", attr.TypeS), rkey("sk", attr.TypeB),
 			store.Index{Name: "by-g", Global: true, Hash: key("g", attr.TypeN), Range: rkey("h", attr.TypeS),
 				Projection: store.Projection{Type: "INCLUDE", NonKeyAttributes: []string{"x", "y"}},
-				Status:     store.StatusActive, Throughput: store.Throughput{Read: 5, Write: 7}})
+				Status:     store.StatusActive, Throughput: store.Throughput{Read: 5, Write: 7},
+				OnDemand: &store.Capacity{Read: 100, Write: -1}, Warm: store.Capacity{Read: 13000, Write: 4500}})
 		want.Options = map[string][]byte{"tags": []byte(`[{"Key":"k","Value":"v"}]`)}
 		createTable(ctx, t, s, want)
 		got, err := s.TableGet(ctx, "tbl.get_1")
@@ -59,6 +60,8 @@ func exerciseTables(ctx context.Context, t *testing.T, newStore func(t *testing.
 		requireEqual(t, gi.Projection.Type, "INCLUDE", "Projection")
 		requireTrue(t, slices.Equal(gi.Projection.NonKeyAttributes, wi.Projection.NonKeyAttributes), "NonKeyAttributes %v", gi.Projection.NonKeyAttributes)
 		requireEqual(t, gi.Throughput.Write, int64(7), "Index Throughput")
+		requireTrue(t, gi.OnDemand != nil && *gi.OnDemand == *wi.OnDemand, "Index OnDemand %v", gi.OnDemand)
+		requireEqual(t, gi.Warm, wi.Warm, "Index Warm")
 		requireEqual(t, string(got.Options["tags"]), string(want.Options["tags"]), "Options")
 
 		_, err = s.TableGet(ctx, "absent")

@@ -213,6 +213,8 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 
 // tableMarkDeleting marks the table DELETING and returns its description as
 // it was; deleting reports that it already was DELETING (nothing changed).
+// A table with a stream label is kept in dynamopg.deleted_tables by the
+// same transaction (store.DeletedTable).
 func (s *Store) tableMarkDeleting(ctx context.Context, name string) (t *store.Table, deleting bool, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := s.q.LockTimeoutSet(ctx, tx, gen.LockTimeoutSetParams{Timeout: ddlLockTimeout}); err != nil {
@@ -228,6 +230,13 @@ func (s *Store) tableMarkDeleting(ctx context.Context, name string) (t *store.Ta
 		if row.Status == store.StatusDeleting {
 			deleting = true
 			return nil
+		}
+		if labels := store.StreamLabels(t); len(labels) > 0 {
+			if err := s.q.DeletedTableRecord(ctx, tx, gen.DeletedTableRecordParams{
+				TableID: row.ID, Name: name, Labels: labels, Def: row.Def,
+			}); err != nil {
+				return err
+			}
 		}
 		return s.q.TableSetDeleting(ctx, tx, gen.TableSetDeletingParams{ID: row.ID})
 	})

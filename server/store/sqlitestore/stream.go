@@ -130,10 +130,14 @@ SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM stream_records
 	return first, last, nil
 }
 
-// StreamTrim deletes the records created before the cutoff.
+// StreamTrim deletes the records created before the cutoff and the
+// deleted tables deleted before it.
 func (s *Store) StreamTrim(ctx context.Context, before time.Time) error {
 	err := s.inWrite(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM stream_records WHERE created_at < ?`, before.UnixNano())
+		if _, err := tx.ExecContext(ctx, `DELETE FROM stream_records WHERE created_at < ?`, before.UnixNano()); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM deleted_tables WHERE deleted_at < ?`, before.UnixNano())
 		return err
 	})
 	if err != nil {

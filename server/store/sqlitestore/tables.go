@@ -170,7 +170,8 @@ func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.T
 }
 
 // TableDelete drops the table's storage and its catalog row in one
-// transaction and returns the description as it was.
+// transaction, keeping the entry in deleted_tables if the table has a
+// stream label, and returns the description as it was.
 func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, error) {
 	var out *store.Table
 	err := s.inWrite(ctx, func(tx *sql.Tx) error {
@@ -188,6 +189,9 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.ID); err != nil {
 			return fmt.Errorf("delete table %q: catalog: %w", name, err)
+		}
+		if err := recordDeleted(ctx, tx, t); err != nil {
+			return fmt.Errorf("delete table %q: %w", name, err)
 		}
 		out = t
 		return nil
