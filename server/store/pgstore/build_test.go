@@ -113,6 +113,15 @@ func loadItems(t testing.TB, s *pgstore.Store, tb *store.Table, n int) {
 	wg.Wait()
 }
 
+// writeLog is one write of a traffic run: the items it changed (the new
+// states fn returned, nil for a delete), when, and how it ended.
+type writeLog struct {
+	keys     []string // fmt.Sprint of each target's key item
+	states   []attr.Item
+	at, done time.Time
+	err      error
+}
+
 // writeStat is one write of a traffic run.
 type writeStat struct {
 	at  time.Time
@@ -120,25 +129,30 @@ type writeStat struct {
 }
 
 // traffic runs writers goroutines of random writes over items keys until
-// stop: puts, updates of the index keys, removals of them, deletes, and
-// two-item ItemTransact calls. Stores are picked at random per write.
+// stopped: puts, updates of the index keys, removals of them, deletes, and
+// two-item ItemTransact calls. Stores are picked at random per write. A
+// write in flight when the traffic stops runs to its end (no cancelled
+// context), so that every write's outcome is known when the test compares
+// the index with the table.
 type traffic struct {
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	stats []writeStat
-	fails atomic.Int64
-	first atomic.Pointer[error]
+	stopped atomic.Bool
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	stats   []writeStat
+	log     []writeLog // every write, for explaining a wrong index row
+	fails   atomic.Int64
+	first   atomic.Pointer[error]
 }
 
 func startTraffic(t testing.TB, stores []*pgstore.Store, tb *store.Table, writers, items int) *traffic {
-	ctx, stop := context.WithCancel(context.Background())
-	tr := &traffic{stop: stop}
+	ctx := context.Background()
+	tr := &traffic{}
 	for w := range writers {
 		tr.wg.Go(func() {
 			rnd := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
 			var local []writeStat
-			for i := 0; ctx.Err() == nil; i++ {
+			var logs []writeLog
+			for i := 0; !tr.stopped.Load(); i++ {
 				s := stores[rnd.IntN(len(stores))]
 				key := attr.Item{"pk": attr.Str(fmt.Sprintf("k%d", rnd.IntN(items)))}
 				op := rnd.IntN(5)
@@ -171,6 +185,7 @@ func startTraffic(t testing.TB, stores []*pgstore.Store, tb *store.Table, writer
 				}
 				t0 := time.Now()
 				var err error
+				entry := writeLog{at: t0}
 				if op == 4 {
 					key2 := attr.Item{"pk": attr.Str(fmt.Sprintf("k%d", rnd.IntN(items)))}
 					if key2["pk"].S == key["pk"].S {
@@ -179,19 +194,28 @@ func startTraffic(t testing.TB, stores []*pgstore.Store, tb *store.Table, writer
 					err = s.ItemTransact(ctx, []store.TxTarget{{Table: tb, Key: key}, {Table: tb, Key: key2}},
 						func(olds []attr.Item) ([]store.TxWrite, error) {
 							a, b := change(olds[0], key, 1), change(olds[1], key2, rnd.IntN(4))
+							entry.keys = []string{fmt.Sprint(key), fmt.Sprint(key2)}
+							entry.states = []attr.Item{a, b}
 							return []store.TxWrite{{Put: a}, {Put: b, Delete: b == nil}}, nil
 						})
 				} else {
-					_, err = s.ItemWrite(ctx, tb, key, func(old attr.Item) (attr.Item, error) { return change(old, key, op), nil })
+					_, err = s.ItemWrite(ctx, tb, key, func(old attr.Item) (attr.Item, error) {
+						nu := change(old, key, op)
+						entry.keys, entry.states = []string{fmt.Sprint(key)}, []attr.Item{nu}
+						return nu, nil
+					})
 				}
-				if err != nil && ctx.Err() == nil {
+				if err != nil {
 					tr.fails.Add(1)
 					tr.first.CompareAndSwap(nil, &err)
 				}
 				local = append(local, writeStat{at: t0, dur: time.Since(t0)})
+				entry.done, entry.err = time.Now(), err
+				logs = append(logs, entry)
 			}
 			tr.mu.Lock()
 			tr.stats = append(tr.stats, local...)
+			tr.log = append(tr.log, logs...)
 			tr.mu.Unlock()
 		})
 	}
@@ -201,7 +225,7 @@ func startTraffic(t testing.TB, stores []*pgstore.Store, tb *store.Table, writer
 // end stops the writers and fails the test on a failed write.
 func (tr *traffic) end(t testing.TB) {
 	t.Helper()
-	tr.stop()
+	tr.stopped.Store(true)
 	tr.wg.Wait()
 	if err := tr.first.Load(); err != nil {
 		t.Fatalf("%d writes failed, first: %v", tr.fails.Load(), *err)
@@ -219,6 +243,52 @@ func (tr *traffic) window(from, to time.Time) (perSec float64, longest time.Dura
 		}
 	}
 	return float64(n) / to.Sub(from).Seconds(), longest
+}
+
+// requireActiveExplained is requireActiveExact for an index built under
+// traffic; on a wrong row it also prints, per wrong base key, the item, its
+// index rows, the build's timeline and every write to the key (times in ms
+// from t0), so that a rare race leaves a trail.
+func requireActiveExplained(t testing.TB, s *pgstore.Store, tr *traffic, name string, t0 time.Time) {
+	t.Helper()
+	tb, ix := indexOf(t, s, "t", name)
+	if ix == nil || ix.Status != store.StatusActive || ix.Backfilling {
+		t.Fatalf("after the build: index %s is %+v, want ACTIVE without Backfilling", name, ix)
+	}
+	msg, bad := indexDiffKeys(t, s, tb, ix)
+	if msg == "" {
+		return
+	}
+	t.Errorf("after the build: %s", msg)
+	ms := func(at time.Time) int64 { return at.Sub(t0).Milliseconds() }
+	var started, finished time.Time
+	var barrierMs int
+	_ = s.Pool().QueryRow(context.Background(),
+		`SELECT started_at, coalesce(finished_at, now()), coalesce(barrier_ms, -1) FROM dynamopg.index_builds WHERE index_id = $1`,
+		ix.ID).Scan(&started, &finished, &barrierMs)
+	t.Logf("build of %s: attempt started at %d ms, barrier waited %d ms, finished at %d ms", name, ms(started), barrierMs, ms(finished))
+	items, rows := snapshotScan(t, s, tb, ix)
+	for _, k := range bad {
+		var item attr.Item
+		for _, it := range items {
+			if fmt.Sprint(tb.KeyOf(it)) == k {
+				item = it
+			}
+		}
+		t.Logf("key %s: item %v", k, item)
+		for _, r := range rows {
+			if fmt.Sprint(tb.KeyOf(r)) == k {
+				t.Logf("  index row %v", r)
+			}
+		}
+		for _, w := range tr.log {
+			for i, wk := range w.keys {
+				if wk == k {
+					t.Logf("  write %d..%d ms (targets %v) err=%v: state %v", ms(w.at), ms(w.done), w.keys, w.err, w.states[i])
+				}
+			}
+		}
+	}
 }
 
 // buildFigures reads a finished build's rows and backfill rate.
@@ -271,7 +341,7 @@ func TestBuildUnderTraffic(t *testing.T) {
 					queueWait(t, s, tb)
 				}
 				for _, b := range builds {
-					requireActiveExact(t, s, "t", b.name, "after the build")
+					requireActiveExplained(t, s, tr, b.name, b.from)
 				}
 				base, baseLongest := tr.window(builds[0].from.Add(-600*time.Millisecond), builds[0].from)
 				for _, b := range builds {

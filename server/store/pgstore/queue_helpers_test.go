@@ -56,23 +56,50 @@ func scanWhole(t testing.TB, s store.Store, tb *store.Table, ix *store.Index) []
 	return rows
 }
 
+// snapshotScan reads the table's items and the index's rows from one
+// snapshot (pgstore.SnapshotScan): a write still committing on the server
+// after its call returned must not make them disagree.
+func snapshotScan(t testing.TB, s store.Store, tb *store.Table, ix *store.Index) (items, rows []attr.Item) {
+	t.Helper()
+	ps, ok := s.(*pgstore.Store)
+	if !ok {
+		return scanWhole(t, s, tb, nil), scanWhole(t, s, tb, ix)
+	}
+	items, rows, err := ps.SnapshotScan(context.Background(), tb, ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items, rows
+}
+
 // indexDiff compares an index with the projection of the table's current
 // items and describes the differences ("" when exact): rows missing,
 // extra, stale (an old state of the item) or duplicated.
 func indexDiff(t testing.TB, s store.Store, tb *store.Table, ix *store.Index) string {
 	t.Helper()
+	msg, _ := indexDiffKeys(t, s, tb, ix)
+	return msg
+}
+
+// indexDiffKeys is indexDiff that also lists the base keys (fmt.Sprint of
+// the key item) whose index rows are wrong.
+func indexDiffKeys(t testing.TB, s store.Store, tb *store.Table, ix *store.Index) (string, []string) {
+	t.Helper()
+	var bad []string
+	items, rows := snapshotScan(t, s, tb, ix)
 	want := map[string]attr.Item{}
-	for _, it := range scanWhole(t, s, tb, nil) {
+	for _, it := range items {
 		if ix.Indexable(it) {
 			want[fmt.Sprint(tb.KeyOf(it))] = ix.Project(tb, it)
 		}
 	}
 	got := map[string]attr.Item{}
 	var missing, extra, stale, dup int
-	for _, it := range scanWhole(t, s, tb, ix) {
+	for _, it := range rows {
 		k := fmt.Sprint(tb.KeyOf(it))
 		if _, ok := got[k]; ok {
 			dup++
+			bad = append(bad, k)
 			continue
 		}
 		got[k] = it
@@ -80,20 +107,23 @@ func indexDiff(t testing.TB, s store.Store, tb *store.Table, ix *store.Index) st
 		switch {
 		case !ok:
 			extra++
+			bad = append(bad, k)
 		case !equalItems(it, w):
 			stale++
+			bad = append(bad, k)
 		}
 	}
 	for k := range want {
 		if _, ok := got[k]; !ok {
 			missing++
+			bad = append(bad, k)
 		}
 	}
 	if missing+extra+stale+dup == 0 {
-		return ""
+		return "", nil
 	}
 	return fmt.Sprintf("index %s: %d rows, want %d: %d missing, %d extra, %d stale, %d duplicated",
-		ix.Name, len(got), len(want), missing, extra, stale, dup)
+		ix.Name, len(got), len(want), missing, extra, stale, dup), bad
 }
 
 // requireExact fails unless the index equals the table's projection.
