@@ -79,6 +79,25 @@ func (q *Queries) ItemLock(ctx context.Context, db DBTX, arg ItemLockParams) ([]
 	return item, err
 }
 
+const itemPut = `-- name: ItemPut :one
+SELECT dynamopg.item_put($1::bigint, $2::jsonb, $3::int)::jsonb AS old
+`
+
+type ItemPutParams struct {
+	TableID int64
+	Item    []byte
+	Size    int32
+}
+
+// ItemPut writes an item whole, unconditionally, in one statement; the item
+// it replaced (NULL: none).
+func (q *Queries) ItemPut(ctx context.Context, db DBTX, arg ItemPutParams) ([]byte, error) {
+	row := db.QueryRow(ctx, itemPut, arg.TableID, arg.Item, arg.Size)
+	var old []byte
+	err := row.Scan(&old)
+	return old, err
+}
+
 const itemQuery = `-- name: ItemQuery :many
 SELECT q.item::jsonb AS item
   FROM dynamopg.item_query($1::bigint, $2::bigint, $3::jsonb, $4::text,

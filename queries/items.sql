@@ -14,6 +14,11 @@ SELECT dynamopg.item_insert(@table_id::bigint, @item::jsonb, @size::int)::boolea
 -- ItemReplace overwrites an existing item; false when it is absent.
 SELECT dynamopg.item_replace(@table_id::bigint, @item::jsonb, @size::int)::boolean AS replaced;
 
+-- name: ItemPut :one
+-- ItemPut writes an item whole, unconditionally, in one statement; the item
+-- it replaced (NULL: none).
+SELECT dynamopg.item_put(@table_id::bigint, @item::jsonb, @size::int)::jsonb AS old;
+
 -- name: ItemDelete :one
 -- ItemDelete deletes an item by key; false when it is absent.
 SELECT dynamopg.item_delete(@table_id::bigint, @key::jsonb, @ttl::boolean)::boolean AS deleted;

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/expr"
+	"github.com/dynamopg/dynamopg/server/store"
 )
 
 // conditionFailed is the ConditionalCheckFailedException for a write whose
@@ -77,7 +78,14 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, err := a.store.ItemWrite(ctx, t, key, func(old attr.Item) (attr.Item, error) {
+	write := a.store.ItemWrite
+	if p, ok := a.store.(store.Putter); ok && cond == nil && coll == nil {
+		// Nothing to check against the old item: one round trip.
+		write = func(ctx context.Context, t *store.Table, _ attr.Item, _ store.WriteFunc) (attr.Item, error) {
+			return p.ItemPut(ctx, t, in.Item)
+		}
+	}
+	old, err := write(ctx, t, key, func(old attr.Item) (attr.Item, error) {
 		if err := in.guard(cond, old); err != nil {
 			return nil, err
 		}

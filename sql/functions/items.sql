@@ -171,3 +171,28 @@ BEGIN
     RETURN true;
 END;
 $$;
+
+-- item_put writes an item whole, unconditionally, in the caller's statement
+-- (one round trip for a PutItem without a condition): it replaces the item
+-- when its key exists and inserts it otherwise, with the index, queue and
+-- stream work of item_replace and item_insert, and returns the item it
+-- replaced (NULL: none). An insert that loses to a concurrent inserter
+-- locks the winner's row and replaces it, as ItemWrite's retry would.
+CREATE OR REPLACE FUNCTION dynamopg.item_put(p_table bigint, p_item jsonb, p_size int)
+RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_old jsonb;
+BEGIN
+    LOOP
+        v_old := dynamopg.item_lock(p_table, p_item);
+        IF v_old IS NOT NULL THEN
+            PERFORM dynamopg.item_replace(p_table, p_item, p_size);
+            RETURN v_old;
+        END IF;
+        IF dynamopg.item_insert(p_table, p_item, p_size) THEN
+            RETURN NULL;
+        END IF;
+    END LOOP;
+END;
+$$;
