@@ -77,6 +77,8 @@ func New(st store.Store, log *slog.Logger, opts Options) *API {
 	a.ops["ExecuteStatement"] = a.executeStatement
 	a.ops["BatchExecuteStatement"] = a.batchExecuteStatement
 	a.ops["ExecuteTransaction"] = a.executeTransaction
+	a.ops["DescribeContinuousBackups"] = a.describeContinuousBackups
+	a.ops["UpdateContinuousBackups"] = a.updateContinuousBackups
 	return a
 }
 

@@ -18,6 +18,7 @@ const (
 	optOnDemand           = "onDemandThroughput" // onDemandOpt
 	optTags               = "tags"               // []tagOut
 	optTTL                = "ttl"                // ttlOpt
+	optPITR               = "pitr"               // pitrOpt (backups.go)
 )
 
 // The service's texts for these options.

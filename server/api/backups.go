@@ -1,0 +1,175 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// Continuous backups. dynamopg takes no backups and restores none; it keeps
+// the point-in-time recovery setting so that tools that manage it
+// (Terraform's point_in_time_recovery, CloudFormation) read back what they
+// wrote. Continuous backups are ENABLED on every table, as the service
+// reports them.
+
+// pitrOpt is the stored point-in-time recovery setting (optPITR).
+type pitrOpt struct {
+	Enabled   bool      `json:"enabled"`
+	Days      int       `json:"days"`
+	EnabledAt time.Time `json:"enabledAt"`
+}
+
+// pitrDefaultDays is the recovery period when none is given.
+const pitrDefaultDays = 35
+
+type pitrSpecification struct {
+	PointInTimeRecoveryEnabled *bool `json:"PointInTimeRecoveryEnabled"`
+	RecoveryPeriodInDays       *int  `json:"RecoveryPeriodInDays"`
+}
+
+type updateContinuousBackupsInput struct {
+	TableName                        *string            `json:"TableName"`
+	PointInTimeRecoverySpecification *pitrSpecification `json:"PointInTimeRecoverySpecification"`
+}
+
+// backupsTableNotFound is the backup operations' answer for a missing table.
+func backupsTableNotFound(name string) *Error {
+	return newErr(nsDynamo, "TableNotFoundException", 400, "Table not found: "+name)
+}
+
+// tableNameOfRef returns the table name of a TableName member that may hold
+// the table's ARN (arn:…:table/NAME).
+func tableNameOfRef(ref string) string {
+	if strings.HasPrefix(ref, "arn:") {
+		if i := strings.LastIndex(ref, ":table/"); i >= 0 {
+			return ref[i+len(":table/"):]
+		}
+	}
+	return ref
+}
+
+// backupsTable validates the TableName of a backup operation and reads the table.
+func (a *API) backupsTable(ctx context.Context, name *string) (*store.Table, error) {
+	var c constraintErrors
+	c.notNull(name != nil, "tableName")
+	if name != nil && (len(*name) < 1 || len(*name) > 1024) {
+		c.add(name, "tableName", map[bool]string{true: "Member must have length greater than or equal to 1", false: "Member must have length less than or equal to 1024"}[len(*name) < 1])
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	n := tableNameOfRef(*name)
+	t, err := a.store.TableGet(ctx, n)
+	if errors.Is(err, store.ErrTableNotFound) {
+		return nil, backupsTableNotFound(n)
+	}
+	if err != nil {
+		return nil, storeErr(err, "table get")
+	}
+	return t, nil
+}
+
+// continuousBackups is a table's ContinuousBackupsDescription.
+func continuousBackups(t *store.Table, now time.Time) map[string]any {
+	pitr := map[string]any{"PointInTimeRecoveryStatus": "DISABLED"}
+	var cur pitrOpt
+	if getOpt(t, optPITR, &cur) && cur.Enabled {
+		latest := now.Add(-5 * time.Minute)
+		if latest.Before(cur.EnabledAt) {
+			latest = cur.EnabledAt
+		}
+		pitr = map[string]any{
+			"PointInTimeRecoveryStatus":  "ENABLED",
+			"EarliestRestorableDateTime": epochPtr(cur.EnabledAt),
+			"LatestRestorableDateTime":   epochPtr(latest),
+			"RecoveryPeriodInDays":       cur.Days,
+		}
+	}
+	return map[string]any{"ContinuousBackupsStatus": "ENABLED", "PointInTimeRecoveryDescription": pitr}
+}
+
+func (a *API) describeContinuousBackups(ctx context.Context, r *Request) (any, error) {
+	var in tableNameInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	t, err := a.backupsTable(ctx, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ContinuousBackupsDescription": continuousBackups(t, time.Now())}, nil
+}
+
+func (a *API) updateContinuousBackups(ctx context.Context, r *Request) (any, error) {
+	var in updateContinuousBackupsInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraintErrors
+	spec := in.PointInTimeRecoverySpecification
+	c.notNull(spec != nil, "pointInTimeRecoverySpecification")
+	if spec != nil {
+		c.notNull(spec.PointInTimeRecoveryEnabled != nil, "pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled")
+		if d := spec.RecoveryPeriodInDays; d != nil && *d < 1 {
+			c.add(ptr(strconv.Itoa(*d)), "pointInTimeRecoverySpecification.recoveryPeriodInDays", "Member must have value greater than or equal to 1")
+		}
+		if d := spec.RecoveryPeriodInDays; d != nil && *d > 35 {
+			c.add(ptr(strconv.Itoa(*d)), "pointInTimeRecoverySpecification.recoveryPeriodInDays", "Member must have value less than or equal to 35")
+		}
+	}
+	if in.TableName == nil {
+		c.notNull(false, "tableName")
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	if _, err := a.backupsTable(ctx, in.TableName); err != nil {
+		return nil, err
+	}
+	name := tableNameOfRef(*in.TableName)
+	enable := *spec.PointInTimeRecoveryEnabled
+	if !enable && spec.RecoveryPeriodInDays != nil {
+		return nil, ValidationError("RecoveryPeriodInDays can only be specified when PointInTimeRecoveryEnabled is true")
+	}
+	now := time.Now().UTC()
+	t, err := a.store.TableUpdate(ctx, name, func(t *store.Table) error {
+		if t.Status == store.StatusCreating || t.Status == store.StatusDeleting {
+			return backupsTableNotFound(name)
+		}
+		var cur pitrOpt
+		getOpt(t, optPITR, &cur)
+		switch {
+		case !enable:
+			setOpt(t, optPITR, nil)
+		case cur.Enabled:
+			if spec.RecoveryPeriodInDays != nil {
+				cur.Days = *spec.RecoveryPeriodInDays
+			}
+			setOpt(t, optPITR, cur)
+		default:
+			days := pitrDefaultDays
+			if spec.RecoveryPeriodInDays != nil {
+				days = *spec.RecoveryPeriodInDays
+			}
+			setOpt(t, optPITR, pitrOpt{Enabled: true, Days: days, EnabledAt: now})
+		}
+		return nil
+	})
+	if errors.Is(err, store.ErrTableNotFound) {
+		return nil, backupsTableNotFound(name)
+	}
+	var apiErr *Error
+	if errors.As(err, &apiErr) {
+		return nil, apiErr
+	}
+	if err != nil {
+		return nil, storeErr(err, "table update")
+	}
+	return map[string]any{"ContinuousBackupsDescription": continuousBackups(t, time.Now())}, nil
+}
+
+func ptr[T any](v T) *T { return &v }
