@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/dynamopg/dynamopg/server/attr"
@@ -70,24 +69,8 @@ func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraintErrors
-	c.notNull(in.RequestItems != nil, "requestItems")
-	if in.RequestItems != nil && len(in.RequestItems) == 0 {
-		c.add(strp("{}"), "requestItems", "Member must have length greater than or equal to 1")
-	}
-	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
 	names := sortedTables(in.RequestItems)
-	for _, n := range names {
-		name := n
-		checkName(&c, &name, "requestItems."+n+".member.tableName", true)
-		if k := len(in.RequestItems[n].Keys); k < 1 {
-			c.add(strp("[]"), "requestItems."+n+".member.keys", "Member must have length greater than or equal to 1")
-		} else if k > maxBatchGetKeys {
-			c.add(strp(fmt.Sprintf("[%d keys]", k)), "requestItems."+n+".member.keys", "Member must have length less than or equal to 100")
-		}
-		checkAttributesToGet(&c, in.RequestItems[n].AttributesToGet, "requestItems."+n+".member.attributesToGet")
-	}
-	if err := c.err(); err != nil {
+	if err := in.constraints(names); err != nil {
 		return nil, err
 	}
 	total := 0
@@ -96,6 +79,9 @@ func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
 	}
 	if total > maxBatchGetKeys {
 		return nil, ValidationError("Too many items requested for the BatchGetItem call")
+	}
+	if err := checkBatchGetMixing(&in, names); err != nil {
+		return nil, err
 	}
 	type plan struct {
 		t    *store.Table
@@ -111,7 +97,7 @@ func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
 		if err := checkDuplicateNames(req.AttributesToGet); err != nil {
 			return nil, err
 		}
-		ectx, err := exprContext(req.exprParams, req.ProjectionExpression != nil)
+		ectx, err := exprContext(req.exprParams, req.ProjectionExpression != nil, valueUse{})
 		if err != nil {
 			return nil, err
 		}
@@ -205,25 +191,8 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraintErrors
-	c.notNull(in.RequestItems != nil, "requestItems")
-	if in.RequestItems != nil && len(in.RequestItems) == 0 {
-		c.add(strp("{}"), "requestItems", "Member must have length greater than or equal to 1")
-	}
-	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
-	checkEnum(&c, in.ReturnItemCollectionMetrics, "returnItemCollectionMetrics", enumReturnMetrics)
 	names := sortedTables(in.RequestItems)
-	for _, n := range names {
-		name := n
-		checkName(&c, &name, "requestItems."+n+".member.tableName", true)
-	}
-	for _, n := range names {
-		if k := len(in.RequestItems[n]); k < 1 || k > maxBatchWriteItems {
-			c.add(strp(fmt.Sprintf("{%s=[%d requests]}", n, k)), "requestItems", "Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
-			break
-		}
-	}
-	if err := c.err(); err != nil {
+	if err := in.constraints(names); err != nil {
 		return nil, err
 	}
 	total := 0
@@ -250,9 +219,6 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 			switch {
 			case wr.PutRequest != nil && wr.DeleteRequest == nil:
 				it := wr.PutRequest.Item
-				if it == nil {
-					return nil, ValidationError("1 validation error detected: Value null at 'requestItems.%s.member.putRequest.item' failed to satisfy constraint: Member must not be null", n)
-				}
 				if err := checkBatchItemKey(t, it); err != nil {
 					return nil, err
 				}

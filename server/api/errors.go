@@ -108,12 +108,15 @@ func (c *constraintErrors) notNull(present bool, path string) {
 
 // err returns the collected failures as one ValidationException, or nil.
 func (c *constraintErrors) err() *Error {
+	// The service reports at most 10 failures and counts only those it
+	// reports: a Scan with 11 bad members answers "10 validation errors
+	// detected" (dynalite test/scan.js, "incorrect attributes").
+	if len(c.list) > 10 {
+		c.list = c.list[:10]
+	}
 	n := len(c.list)
 	if n == 0 {
 		return nil
-	}
-	if n > 10 {
-		c.list = c.list[:10]
 	}
 	plural := "s"
 	if n == 1 {

@@ -9,10 +9,33 @@ import (
 	"github.com/dynamopg/dynamopg/server/expr"
 )
 
+// valueUse describes the expressions of an operation that take
+// ExpressionAttributeValues: whether one is in the request, and the text
+// naming them when none is ("ConditionExpression is null"); "" when the
+// operation has no ExpressionAttributeValues member, whose values the
+// service then ignores (GetItem, BatchGetItem, TransactGetItems).
+type valueUse struct {
+	present bool
+	null    string
+}
+
+// The texts of DynamoDB Local's InputConverter (EXPR_ATTR_VALUES_WITHOUT_
+// EXPRESSIONS), which dynalite's measured tests (test/scan.js, query.js,
+// deleteItem.js) and users' reports of the service quote.
+const (
+	nullCondition       = "ConditionExpression is null"
+	nullUpdateCondition = "UpdateExpression and ConditionExpression are null"
+	nullFilter          = "FilterExpression is null"
+	nullFilterKey       = "FilterExpression and KeyConditionExpression are null"
+)
+
 // exprContext validates the placeholder maps and builds the context that
 // the request's expressions share. usesExpr says whether the request has any
-// expression that may use them.
-func exprContext(p exprParams, usesExpr bool) (*expr.Context, error) {
+// expression (names may serve any); values says which take values.
+func exprContext(p exprParams, usesExpr bool, values valueUse) (*expr.Context, error) {
+	if values.null == "" {
+		p.ExpressionAttributeValues = nil
+	}
 	if p.ExpressionAttributeNames != nil {
 		if !usesExpr {
 			return nil, ValidationError("ExpressionAttributeNames can only be specified when using expressions")
@@ -21,10 +44,10 @@ func exprContext(p exprParams, usesExpr bool) (*expr.Context, error) {
 			return nil, ValidationError("ExpressionAttributeNames must not be empty")
 		}
 	}
-	var values map[string]attr.Value
+	var vals map[string]attr.Value
 	if p.ExpressionAttributeValues != nil {
-		if !usesExpr {
-			return nil, ValidationError("ExpressionAttributeValues can only be specified when using expressions")
+		if !values.present {
+			return nil, ValidationError("ExpressionAttributeValues can only be specified when using expressions: %s", values.null)
 		}
 		if len(p.ExpressionAttributeValues) == 0 {
 			return nil, ValidationError("ExpressionAttributeValues must not be empty")
@@ -34,7 +57,7 @@ func exprContext(p exprParams, usesExpr bool) (*expr.Context, error) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		values = make(map[string]attr.Value, len(keys))
+		vals = make(map[string]attr.Value, len(keys))
 		for _, k := range keys {
 			var v attr.Value
 			if err := json.Unmarshal(p.ExpressionAttributeValues[k], &v); err != nil {
@@ -44,10 +67,10 @@ func exprContext(p exprParams, usesExpr bool) (*expr.Context, error) {
 				}
 				return nil, ValidationError("ExpressionAttributeValues contains invalid value: %s for key %s", err.Error(), k)
 			}
-			values[k] = v
+			vals[k] = v
 		}
 	}
-	ctx, err := expr.NewContext(p.ExpressionAttributeNames, values)
+	ctx, err := expr.NewContext(p.ExpressionAttributeNames, vals)
 	if err != nil {
 		return nil, exprErr(err)
 	}

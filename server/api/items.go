@@ -56,7 +56,7 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 	if in.ReturnValues != nil && !oneOf(*in.ReturnValues, "NONE", "ALL_OLD") {
 		return nil, ValidationError("ReturnValues can only be ALL_OLD or NONE")
 	}
-	cond, err := in.prepare(false, nil)
+	cond, err := in.prepare(false, nullCondition, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func (a *API) getItem(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	var c constraintErrors
-	checkName(&c, in.TableName, "tableName", true)
+	checkTableRef(&c, in.TableName, "tableName")
 	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
 	c.notNull(in.Key != nil, "key")
 	checkAttributesToGet(&c, in.AttributesToGet, "attributesToGet")
@@ -119,7 +119,7 @@ func (a *API) getItem(ctx context.Context, r *Request) (any, error) {
 	if err := checkDuplicateNames(in.AttributesToGet); err != nil {
 		return nil, err
 	}
-	ectx, err := exprContext(in.exprParams, in.ProjectionExpression != nil)
+	ectx, err := exprContext(in.exprParams, in.ProjectionExpression != nil, valueUse{})
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 	if in.ReturnValues != nil && !oneOf(*in.ReturnValues, "NONE", "ALL_OLD") {
 		return nil, ValidationError("ReturnValues can only be ALL_OLD or NONE")
 	}
-	cond, err := in.prepare(false, nil)
+	cond, err := in.prepare(false, nullCondition, nil)
 	if err != nil {
 		return nil, err
 	}

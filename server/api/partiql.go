@@ -65,6 +65,9 @@ func parseStatement(s string, params []attr.Value) (*partiql.Statement, error) {
 	if err := st.CheckParams(len(params)); err != nil {
 		return nil, pqErr(err)
 	}
+	if err := st.CheckOrdering(params); err != nil {
+		return nil, pqErr(err)
+	}
 	return st, nil
 }
 
@@ -325,7 +328,9 @@ func (a *API) prepareRead(ctx context.Context, st *partiql.Statement, params []a
 	if st.Index != "" {
 		ix := t.Index(st.Index)
 		if ix == nil || ix.Status != store.StatusActive {
-			return nil, ValidationError("The table does not have the specified index: %s", st.Index)
+			// Unlike Query's, PartiQL's text does not name the index
+			// (nubo-db/dynamodb-conformance, partiqlIndexQualifier).
+			return nil, ValidationError("The table does not have the specified index")
 		}
 		if ix.Global && consistent {
 			return nil, ValidationError("%s", msgPQConsistentGSI)
@@ -413,6 +418,9 @@ func (a *API) prepareRead(ctx context.Context, st *partiql.Statement, params []a
 		if r.filter, err = expr.ParseCondition(expr.KindFilter, filterText, ectx); err != nil {
 			return nil, exprErr(err)
 		}
+	}
+	if err := checkPQIndexAttrs(t, r.index, r.filter, r.proj); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -515,12 +523,12 @@ type keyRead struct {
 }
 
 func (a *API) prepareKeyRead(ctx context.Context, st *partiql.Statement, params []attr.Value, missing, onIndex string) (*keyRead, error) {
+	if st.Index != "" {
+		return nil, ValidationError("%s", onIndex)
+	}
 	t, err := a.tableFor(ctx, st.Table)
 	if err != nil {
 		return nil, err
-	}
-	if st.Index != "" {
-		return nil, ValidationError("%s", onIndex)
 	}
 	c := partiql.NewCompiler(params)
 	kr := &keyRead{table: t}
@@ -802,9 +810,7 @@ func (a *API) executeTransaction(ctx context.Context, r *Request) (any, error) {
 		checkEnum(&c, s.ReturnValuesOnConditionCheckFailure, fmt.Sprintf("transactStatements.%d.member.returnValuesOnConditionCheckFailure", i+1), enumReturnOnConditon)
 	}
 	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
-	if in.ClientRequestToken != nil && (len(*in.ClientRequestToken) < 1 || len(*in.ClientRequestToken) > 36) {
-		c.add(in.ClientRequestToken, "clientRequestToken", "Member must have length less than or equal to 36")
-	}
+	checkClientToken(&c, in.ClientRequestToken)
 	if err := c.err(); err != nil {
 		return nil, err
 	}
@@ -844,7 +850,7 @@ func (a *API) transactReads(ctx context.Context, txs store.Transactor, in *execu
 	for i, st := range parsed {
 		kr, err := a.prepareKeyRead(ctx, st, in.TransactStatements[i].Parameters,
 			"Select statements within ExecuteTransaction must specify the primary key in the where clause.",
-			"Reads on indices are not supported within transactions.")
+			fmt.Sprintf("Validation failed in TransactStatements[%d]: Reads on indices are not supported within transactions.", i))
 		if err != nil {
 			return nil, err
 		}
@@ -888,7 +894,7 @@ func (a *API) transactWrites(ctx context.Context, txs store.Transactor, in *exec
 	seen := map[string]bool{}
 	for i, st := range parsed {
 		if st.Returning != "" {
-			return nil, ValidationError("Unsupported clause: RETURNING")
+			return nil, ValidationError("Validation failed in TransactStatements[%d]: RETURNING clause is not supported in ExecuteTransaction.", i)
 		}
 		w, err := a.prepareWrite(ctx, st, in.TransactStatements[i].Parameters, in.TransactStatements[i].ReturnValuesOnConditionCheckFailure)
 		if err != nil {

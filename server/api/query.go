@@ -31,7 +31,8 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 	}
 	var conds []keyCond
 	usesExpr := in.KeyConditionExpression != nil || in.FilterExpression != nil || in.ProjectionExpression != nil
-	filter, proj, err := in.parseExprs(usesExpr, func(ectx *expr.Context) error {
+	values := valueUse{present: in.KeyConditionExpression != nil || in.FilterExpression != nil, null: nullFilterKey}
+	filter, proj, err := in.parseExprs(usesExpr, values, func(ectx *expr.Context) error {
 		if in.KeyConditionExpression == nil {
 			return nil
 		}

@@ -244,7 +244,7 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 
 // checkMembers records the member constraints Query and Scan share.
 func (in *queryInput) checkMembers(c *constraintErrors) {
-	checkName(c, in.TableName, "tableName", true)
+	checkTableRef(c, in.TableName, "tableName")
 	checkName(c, in.IndexName, "indexName", false)
 	checkEnum(c, in.Select, "select", enumSelect)
 	checkLimit(c, in.Limit)
@@ -256,9 +256,10 @@ func (in *queryInput) checkMembers(c *constraintErrors) {
 // parseExprs builds the expression context and parses the filter and
 // projection (and, for Query, the key condition through parseMore, which
 // runs first as the service orders its errors), then checks that every
-// placeholder was used.
-func (in *queryInput) parseExprs(usesExpr bool, parseMore func(*expr.Context) error) (*expr.Condition, *expr.Projection, error) {
-	ectx, err := exprContext(in.exprParams, usesExpr)
+// placeholder was used. values says which of the read's expressions take
+// values.
+func (in *queryInput) parseExprs(usesExpr bool, values valueUse, parseMore func(*expr.Context) error) (*expr.Condition, *expr.Projection, error) {
+	ectx, err := exprContext(in.exprParams, usesExpr, values)
 	if err != nil {
 		return nil, nil, err
 	}

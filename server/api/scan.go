@@ -52,7 +52,8 @@ func (a *API) scan(ctx context.Context, r *Request) (any, error) {
 	if err := checkSelect(in.Select, in.ProjectionExpression != nil || in.AttributesToGet != nil, in.IndexName, false, in.projectionParam()); err != nil {
 		return nil, err
 	}
-	filter, proj, err := in.parseExprs(in.FilterExpression != nil || in.ProjectionExpression != nil, nil)
+	values := valueUse{present: in.FilterExpression != nil, null: nullFilter}
+	filter, proj, err := in.parseExprs(in.FilterExpression != nil || in.ProjectionExpression != nil, values, nil)
 	if err != nil {
 		return nil, err
 	}

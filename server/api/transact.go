@@ -58,30 +58,36 @@ func (a *API) transactWriteItems(ctx context.Context, r *Request) (any, error) {
 	}
 	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
 	checkEnum(&c, in.ReturnItemCollectionMetrics, "returnItemCollectionMetrics", enumReturnMetrics)
-	if in.ClientRequestToken != nil && (len(*in.ClientRequestToken) < 1 || len(*in.ClientRequestToken) > 36) {
-		c.add(in.ClientRequestToken, "clientRequestToken", "Member must have length less than or equal to 36")
-	}
+	checkClientToken(&c, in.ClientRequestToken)
+	txWriteConstraints(&c, in.TransactItems)
 	if err := c.err(); err != nil {
 		return nil, err
 	}
 	actions := make([]*txAction, len(in.TransactItems))
+	reasons := make([]string, len(in.TransactItems))
 	size := 0
 	seen := map[string]bool{}
 	for i, ti := range in.TransactItems {
-		act, err := a.txWriteAction(ctx, ti)
+		act, reason, err := a.txWriteAction(ctx, ti)
 		if err != nil {
 			return nil, err
+		}
+		actions[i], reasons[i] = act, reason
+		if reason != "" {
+			continue
 		}
 		id := act.table.Name + "\x00" + keyString(act.table, act.key)
 		if seen[id] {
 			return nil, ValidationError("Transaction request cannot include multiple operations on one item")
 		}
 		seen[id] = true
-		actions[i] = act
 		size += act.key.Size() + act.put.Size()
 	}
 	if size > maxTransactBytes {
 		return nil, ValidationError("Transaction request cannot be larger than 4 MB")
+	}
+	if err := txValidationCancel(reasons); err != nil {
+		return nil, err
 	}
 	txs, err := a.transactor()
 	if err != nil {
@@ -189,8 +195,13 @@ func applyTxActions(actions []*txAction, olds []attr.Item) ([]store.TxWrite, err
 					continue
 				}
 			}
-			if err := checkIndexKeys(act.table, next, true); err != nil {
-				reasons[i] = map[string]any{"Code": "ValidationError", "Message": validationText(err)}
+			if faults := indexKeyFaults(act.table, next, true); len(faults) > 0 {
+				for _, f := range faults {
+					if f.empty {
+						return nil, f.err // refuses the request, not one member
+					}
+				}
+				reasons[i] = map[string]any{"Code": "ValidationError", "Message": faults[0].err.Message}
 				failed = true
 				continue
 			}
@@ -217,86 +228,53 @@ func validationText(err error) string {
 }
 
 // txWriteAction validates one member as the single-item operation would.
-func (a *API) txWriteAction(ctx context.Context, ti transactWriteItem) (*txAction, error) {
-	n := 0
-	for _, present := range []bool{ti.ConditionCheck != nil, ti.Put != nil, ti.Delete != nil, ti.Update != nil} {
-		if present {
-			n++
-		}
+// A refusal of the whole request is err; a schema misfit that cancels the
+// transaction is reason (see transact_validate.go).
+func (a *API) txWriteAction(ctx context.Context, ti transactWriteItem) (act *txAction, reason string, err error) {
+	common, kind, _, n := ti.action()
+	if err := txActionCount(n); err != nil {
+		return nil, "", err
 	}
-	if n != 1 {
-		return nil, ValidationError("TransactItems can only contain one of Check, Put, Update or Delete")
-	}
-	var (
-		common  *txCommon
-		act     = &txAction{}
-		updExpr *string
-	)
-	switch {
-	case ti.ConditionCheck != nil:
-		common, act.kind = ti.ConditionCheck, "ConditionCheck"
-		if common.ConditionExpression == nil {
-			return nil, ValidationError("1 validation error detected: Value null at 'transactItems.1.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
-		}
-	case ti.Put != nil:
-		common, act.kind = &ti.Put.txCommon, "Put"
+	act = &txAction{kind: kind, returnOld: common.ReturnValuesOnConditionCheckFailure}
+	var updExpr *string
+	switch kind {
+	case "Put":
 		act.put = ti.Put.Item
-	case ti.Delete != nil:
-		common, act.kind = ti.Delete, "Delete"
-	case ti.Update != nil:
-		common, act.kind = &ti.Update.txCommon, "Update"
+	case "Update":
 		updExpr = ti.Update.UpdateExpression
-		if updExpr == nil {
-			return nil, ValidationError("1 validation error detected: Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null")
-		}
 	}
-	var c constraintErrors
-	checkName(&c, common.TableName, "tableName", true)
-	checkEnum(&c, common.ReturnValuesOnConditionCheckFailure, "returnValuesOnConditionCheckFailure", enumReturnOnConditon)
-	if err := c.err(); err != nil {
-		return nil, err
+	values := valueUse{present: common.ConditionExpression != nil, null: nullCondition}
+	if kind == "Update" {
+		values = valueUse{present: common.ConditionExpression != nil || updExpr != nil, null: nullUpdateCondition}
 	}
-	act.returnOld = common.ReturnValuesOnConditionCheckFailure
-	ectx, err := exprContext(common.exprParams, common.ConditionExpression != nil || updExpr != nil)
+	ectx, err := exprContext(common.exprParams, common.ConditionExpression != nil || updExpr != nil, values)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if updExpr != nil {
 		if act.update, err = expr.ParseUpdate(*updExpr, ectx); err != nil {
-			return nil, exprErr(err)
+			return nil, "", exprErr(err)
 		}
 	}
 	if act.cond, err = parseCondition(common.ConditionExpression, ectx); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := ectx.CheckUnused(); err != nil {
-		return nil, exprErr(err)
+		return nil, "", exprErr(err)
 	}
 	t, err := a.tableFor(ctx, *common.TableName)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	act.table = t
-	if act.kind == "Put" {
-		if act.put == nil {
-			return nil, ValidationError("1 validation error detected: Value null at 'transactItems.1.member.put.item' failed to satisfy constraint: Member must not be null")
-		}
-		if err := checkBatchItemKey(t, act.put); err != nil {
-			return nil, err
-		}
-		if err := checkIndexKeys(t, act.put, false); err != nil {
-			return nil, err
-		}
-		if act.put.Size() > attr.MaxItemSize {
-			return nil, ValidationError("Item size has exceeded the maximum allowed size")
+	if kind == "Put" {
+		if reason, err = txItemFault(t, act.put); err != nil || reason != "" {
+			return act, reason, err
 		}
 		act.key = t.KeyOf(act.put)
 	} else {
-		if common.Key == nil {
-			return nil, ValidationError("The provided key element does not match the schema")
-		}
-		if err := checkKey(t, common.Key); err != nil {
-			return nil, err
+		if reason, err = txKeyFault(t, common.Key); err != nil || reason != "" {
+			return act, reason, err
 		}
 		act.key = common.Key
 	}
@@ -304,12 +282,24 @@ func (a *API) txWriteAction(ctx context.Context, ti transactWriteItem) (*txActio
 		for _, p := range act.update.Paths() {
 			for _, k := range t.KeyNames() {
 				if p.Attribute() == k {
-					return nil, invalid("Cannot update attribute %s. This attribute is part of the key", k)
+					return nil, "", invalid("Cannot update attribute %s. This attribute is part of the key", k)
 				}
 			}
 		}
 	}
-	return act, nil
+	return act, "", nil
+}
+
+// checkClientToken records the length constraint of ClientRequestToken
+// (1 to 36 in the API reference).
+func checkClientToken(c *constraintErrors, tok *string) {
+	switch {
+	case tok == nil:
+	case len(*tok) < 1:
+		c.add(tok, "clientRequestToken", "Member must have length greater than or equal to 1")
+	case len(*tok) > 36:
+		c.add(tok, "clientRequestToken", "Member must have length less than or equal to 36")
+	}
 }
 
 func (a *API) transactGetItems(ctx context.Context, r *Request) (any, error) {
@@ -326,24 +316,24 @@ func (a *API) transactGetItems(ctx context.Context, r *Request) (any, error) {
 		c.add(strp(fmt.Sprintf("[%d items]", len(in.TransactItems))), "transactItems", "Member must have length less than or equal to 100")
 	}
 	checkEnum(&c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
+	for i, ti := range in.TransactItems {
+		p := fmt.Sprintf("transactItems.%d.member.get", i+1)
+		c.notNull(ti.Get != nil, p)
+		if ti.Get != nil {
+			checkTableRef(&c, ti.Get.TableName, p+".tableName")
+			c.notNull(ti.Get.Key != nil, p+".key")
+		}
+	}
 	if err := c.err(); err != nil {
 		return nil, err
 	}
 	targets := make([]store.TxTarget, len(in.TransactItems))
 	projs := make([]*expr.Projection, len(in.TransactItems))
+	reasons := make([]string, len(in.TransactItems))
 	seen := map[string]bool{}
 	for i, ti := range in.TransactItems {
 		g := ti.Get
-		if g == nil {
-			return nil, ValidationError("1 validation error detected: Value null at 'transactItems.%d.member.get' failed to satisfy constraint: Member must not be null", i+1)
-		}
-		var c constraintErrors
-		checkName(&c, g.TableName, "tableName", true)
-		c.notNull(g.Key != nil, "key")
-		if err := c.err(); err != nil {
-			return nil, err
-		}
-		ectx, err := exprContext(g.exprParams, g.ProjectionExpression != nil)
+		ectx, err := exprContext(g.exprParams, g.ProjectionExpression != nil, valueUse{})
 		if err != nil {
 			return nil, err
 		}
@@ -359,8 +349,11 @@ func (a *API) transactGetItems(ctx context.Context, r *Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkKey(t, g.Key); err != nil {
+		if reasons[i], err = txKeyFault(t, g.Key); err != nil {
 			return nil, err
+		}
+		if reasons[i] != "" {
+			continue
 		}
 		id := t.Name + "\x00" + keyString(t, g.Key)
 		if seen[id] {
@@ -368,6 +361,9 @@ func (a *API) transactGetItems(ctx context.Context, r *Request) (any, error) {
 		}
 		seen[id] = true
 		targets[i] = store.TxTarget{Table: t, Key: g.Key}
+	}
+	if err := txValidationCancel(reasons); err != nil {
+		return nil, err
 	}
 	txs, err := a.transactor()
 	if err != nil {

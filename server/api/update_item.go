@@ -34,7 +34,7 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 	if in.AttributeUpdates != nil {
 		upd = legacyUpdateOf(in.AttributeUpdates)
 	}
-	cond, err := in.prepare(in.UpdateExpression != nil, func(ectx *expr.Context) error {
+	cond, err := in.prepare(in.UpdateExpression != nil, nullUpdateCondition, func(ectx *expr.Context) error {
 		if in.UpdateExpression == nil {
 			return nil
 		}

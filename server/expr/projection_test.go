@@ -1,6 +1,9 @@
 package expr
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestProjectionApply(t *testing.T) {
 	const it = `{"a":{"S":"x"},"b":{"M":{"c":{"N":"1"},"d":{"L":[{"S":"p"},{"M":{"e":{"S":"q"},"f":{"S":"r"}}},{"S":"s"}]}}},
@@ -50,5 +53,16 @@ func TestProjectionTopLevel(t *testing.T) {
 	}
 	if got := p.TopLevel(); len(got) != 3 || got[0] != "a" || got[1] != "c" || got[2] != "e" {
 		t.Errorf("got %v", got)
+	}
+}
+
+func TestConditionAttributes(t *testing.T) {
+	c, err := ParseCondition(KindFilter, "a.b = :v AND (size(#c) > :v OR attribute_exists(d[1])) AND a = :v AND begins_with(e, :v)",
+		ctx(t, map[string]string{"#c": "c"}, `{":v":{"S":"x"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Attributes(); strings.Join(got, ",") != "a,c,d,e" {
+		t.Errorf("got %v, want [a c d e]", got)
 	}
 }

@@ -7,12 +7,16 @@ import (
 
 // Texts of statements the service parses but refuses.
 const (
-	MsgAliasing        = "Aliasing is not supported"
-	MsgInsertMultiple  = "Unsupported operation: Inserting multiple items in a single statement is not supported, use \"INSERT INTO tableName VALUE item\" instead"
-	MsgReturningInsert = "RETURNING is not supported in INSERT"
-	MsgStarAndOthers   = "Other attributes should not be present in the projection when '*' is used."
-	MsgReturningSyntax = "Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause"
-	MsgIncompleteKey   = "Where clause does not contain a mandatory equality on all key attributes"
+	MsgAliasing = "Aliasing is not supported"
+	// The FROM path's refusals, before the table is looked up (measured:
+	// nubo-db/dynamodb-conformance tests/tier3/error-messages/partiqlIndexQualifier).
+	MsgEmptyPathComponent = "Path component cannot be an empty string"
+	MsgPathComponents     = "A path may contain at most 2 components in the FROM clause"
+	MsgInsertMultiple     = "Unsupported operation: Inserting multiple items in a single statement is not supported, use \"INSERT INTO tableName VALUE item\" instead"
+	MsgReturningInsert    = "RETURNING is not supported in INSERT"
+	MsgStarAndOthers      = "Other attributes should not be present in the projection when '*' is used."
+	MsgReturningSyntax    = "Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause"
+	MsgIncompleteKey      = "Where clause does not contain a mandatory equality on all key attributes"
 )
 
 // maxDepth bounds nesting, so that no input can exhaust the stack.
@@ -150,13 +154,22 @@ func (p *parser) source(st *Statement, allowIndex bool, missing string) *Error {
 	if !ok {
 		return syntaxErr(missing)
 	}
+	if n == "" {
+		return &Error{Msg: MsgEmptyPathComponent}
+	}
 	st.Table = n
 	if allowIndex && p.punct(".") {
 		ix, ok := p.name()
 		if !ok {
 			return syntaxErr(detailUnexpectedTerm)
 		}
+		if ix == "" {
+			return &Error{Msg: MsgEmptyPathComponent}
+		}
 		st.Index = ix
+		if p.isPunct(".") {
+			return &Error{Msg: MsgPathComponents}
+		}
 	}
 	if p.isKw("AS") {
 		return &Error{Msg: MsgAliasing}

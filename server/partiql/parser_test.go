@@ -66,6 +66,9 @@ func TestParseErrors(t *testing.T) {
 		`UPDATE "t" SET a = 1`:                        MsgIncompleteKey,
 		`FOO`:                                         nwf + "Expected data manipulation",
 		``:                                            nwf + "Unexpected term",
+		`SELECT * FROM "" WHERE pk = 'x'`:             MsgEmptyPathComponent,
+		`SELECT * FROM "t"."" WHERE pk = 'x'`:         MsgEmptyPathComponent,
+		`SELECT * FROM "t"."i"."x" WHERE pk = 'x'`:    MsgPathComponents,
 	}
 	for in, want := range cases {
 		_, err := Parse(in)
@@ -161,4 +164,34 @@ func FuzzParse(f *testing.F) {
 			_, _ = c.Const(st.Value)
 		}
 	})
+}
+
+func TestCheckOrdering(t *testing.T) {
+	const pre = "Incorrect operand type for operator or function; operator or function: "
+	cases := []struct {
+		in     string
+		params []attr.Value
+		want   string
+	}{
+		{`SELECT * FROM "t" WHERE pk = ? AND v < ?`, []attr.Value{attr.Str("a"), {T: attr.TypeBOOL}}, pre + "<, operand type: BOOL"},
+		{`SELECT * FROM "t" WHERE v >= true`, nil, pre + ">=, operand type: BOOL"},
+		{`SELECT * FROM "t" WHERE NOT (v > [1])`, nil, pre + ">, operand type: L"},
+		{`SELECT * FROM "t" WHERE v BETWEEN 1 AND null`, nil, pre + "BETWEEN, operand type: NULL"},
+		{`SELECT * FROM "t" WHERE v < 'a' OR v <= 1`, nil, ""},
+		{`SELECT * FROM "t" WHERE v = true AND w <> [1]`, nil, ""},
+		{`SELECT * FROM "t" WHERE v < w`, nil, ""},
+	}
+	for _, c := range cases {
+		st, err := Parse(c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		got := ""
+		if err := st.CheckOrdering(c.params); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got  %q\n want %q", c.in, got, c.want)
+		}
+	}
 }
