@@ -98,7 +98,9 @@ func (a *API) Call(ctx context.Context, op string, r *Request) (any, error) {
 	if !ok {
 		return nil, UnknownOperationError()
 	}
-	return h(ctx, r)
+	resolved := *r
+	resolved.Body = resolveTableARN(op, r.Body)
+	return h(ctx, &resolved)
 }
 
 // decode unmarshals a request body, translating decoding failures into the
