@@ -148,6 +148,24 @@ func (q *Queries) ItemQuery(ctx context.Context, db DBTX, arg ItemQueryParams) (
 	return items, nil
 }
 
+const itemRemove = `-- name: ItemRemove :one
+SELECT dynamopg.item_remove($1::bigint, $2::jsonb)::jsonb AS old
+`
+
+type ItemRemoveParams struct {
+	TableID int64
+	Key     []byte
+}
+
+// ItemRemove deletes an item by key unconditionally, in one statement; the
+// item it deleted (NULL: none).
+func (q *Queries) ItemRemove(ctx context.Context, db DBTX, arg ItemRemoveParams) ([]byte, error) {
+	row := db.QueryRow(ctx, itemRemove, arg.TableID, arg.Key)
+	var old []byte
+	err := row.Scan(&old)
+	return old, err
+}
+
 const itemReplace = `-- name: ItemReplace :one
 SELECT dynamopg.item_replace($1::bigint, $2::jsonb, $3::int)::boolean AS replaced
 `

@@ -19,6 +19,11 @@ SELECT dynamopg.item_replace(@table_id::bigint, @item::jsonb, @size::int)::boole
 -- it replaced (NULL: none).
 SELECT dynamopg.item_put(@table_id::bigint, @item::jsonb, @size::int)::jsonb AS old;
 
+-- name: ItemRemove :one
+-- ItemRemove deletes an item by key unconditionally, in one statement; the
+-- item it deleted (NULL: none).
+SELECT dynamopg.item_remove(@table_id::bigint, @key::jsonb)::jsonb AS old;
+
 -- name: ItemDelete :one
 -- ItemDelete deletes an item by key; false when it is absent.
 SELECT dynamopg.item_delete(@table_id::bigint, @key::jsonb, @ttl::boolean)::boolean AS deleted;

@@ -79,7 +79,7 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	write := a.store.ItemWrite
-	if p, ok := a.store.(store.Putter); ok && cond == nil && coll == nil {
+	if p, ok := a.store.(store.BlindWriter); ok && cond == nil && coll == nil {
 		// Nothing to check against the old item: one round trip.
 		write = func(ctx context.Context, t *store.Table, _ attr.Item, _ store.WriteFunc) (attr.Item, error) {
 			return p.ItemPut(ctx, t, in.Item)
@@ -190,7 +190,14 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	old, err := a.store.ItemWrite(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {
+	write := a.store.ItemWrite
+	if b, ok := a.store.(store.BlindWriter); ok && cond == nil && coll == nil {
+		// Nothing to check against the old item: one round trip.
+		write = func(ctx context.Context, t *store.Table, key attr.Item, _ store.WriteFunc) (attr.Item, error) {
+			return b.ItemRemove(ctx, t, key)
+		}
+	}
+	old, err := write(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {
 		if err := in.guard(cond, old); err != nil {
 			return nil, err
 		}

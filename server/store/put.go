@@ -6,11 +6,15 @@ import (
 	"github.com/dynamopg/dynamopg/server/attr"
 )
 
-// Putter is implemented by stores that can write a whole item without a
-// condition in one round trip (pgstore: one autocommit statement). ItemPut
-// inserts or replaces item, with the index maintenance, queue entries and
-// stream record of ItemWrite, and returns the item it replaced (nil: none).
-// Callers use it only where ItemWrite's fn would accept any old item.
-type Putter interface {
+// BlindWriter is implemented by stores that can write an item without
+// reading it first in Go, in one round trip (pgstore: one autocommit
+// statement each). Callers use it only where ItemWrite's fn would accept
+// any old item. Both do the index maintenance, queue entries and stream
+// record of ItemWrite and return the item they replaced or deleted (nil:
+// none).
+type BlindWriter interface {
+	// ItemPut inserts or replaces item.
 	ItemPut(ctx context.Context, t *Table, item attr.Item) (old attr.Item, err error)
+	// ItemRemove deletes the item with key.
+	ItemRemove(ctx context.Context, t *Table, key attr.Item) (old attr.Item, err error)
 }

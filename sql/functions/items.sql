@@ -196,3 +196,19 @@ BEGIN
     END LOOP;
 END;
 $$;
+
+-- item_remove deletes an item unconditionally in the caller's statement
+-- (one round trip for a DeleteItem without a condition), with the work of
+-- item_delete, and returns the item it deleted (NULL: none).
+CREATE OR REPLACE FUNCTION dynamopg.item_remove(p_table bigint, p_key jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_old jsonb := dynamopg.item_lock(p_table, p_key);
+BEGIN
+    IF v_old IS NOT NULL THEN
+        PERFORM dynamopg.item_delete(p_table, p_key);
+    END IF;
+    RETURN v_old;
+END;
+$$;

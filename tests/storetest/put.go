@@ -9,14 +9,14 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// exercisePut checks store.Putter (every store implements it): ItemPut
-// is ItemWrite with a fn that returns the item whatever the old one is —
-// the same old item returned, the same index rows, the same stream records —
-// also when many ItemPut calls race on one key.
+// exercisePut checks store.BlindWriter (every store implements it):
+// ItemPut and ItemRemove are ItemWrite with a fn that returns the item (or
+// nil) whatever the old one is — the same old item returned, the same index
+// rows — also when many calls race on a few keys.
 func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) store.Store) {
 	s := newStore(t)
-	p, ok := s.(store.Putter)
-	requireTrue(t, ok, "%T does not implement store.Putter", s)
+	p, ok := s.(store.BlindWriter)
+	requireTrue(t, ok, "%T does not implement store.BlindWriter", s)
 	tbl := createTable(ctx, t, s, newTable("put", key("pk", attr.TypeS), nil,
 		store.Index{Name: "by-g", Global: true, Hash: key("g", attr.TypeS), Projection: store.Projection{Type: "ALL"}},
 		asyncIndex("by-g-async", key("g", attr.TypeS), nil, store.Projection{Type: "KEYS_ONLY"})))
@@ -46,8 +46,16 @@ func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) 
 		requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "sync index after ItemPut")
 	}
 
-	// Racing puts of new and existing keys: every key ends with one of the
-	// values written to it, and the indexes match the table.
+	old, err := p.ItemRemove(ctx, tbl, attr.Item{"pk": attr.Str("k")})
+	requireNoError(t, err, "ItemRemove")
+	requireTrue(t, itemsEqual(old, item("c", "4")), "ItemRemove returned %s, want %s", show(old), show(item("c", "4")))
+	old, err = p.ItemRemove(ctx, tbl, attr.Item{"pk": attr.Str("k")})
+	requireNoError(t, err, "ItemRemove of a missing item")
+	requireTrue(t, old == nil, "ItemRemove of a missing item returned %s", show(old))
+	requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "sync index after ItemRemove")
+
+	// Racing puts and removes of new and existing keys: the indexes match
+	// the table.
 	const writers, keys = 8, 5
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
@@ -56,7 +64,13 @@ func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) 
 			for i := range 40 {
 				k := attr.Str("race" + itoa((w+i)%keys))
 				it := attr.Item{"pk": k, "g": attr.Str([]string{"x", "y", "z"}[(w*i)%3]), "w": attr.Str(itoa(w))}
-				if _, err := p.ItemPut(ctx, tbl, it); err != nil {
+				var err error
+				if (w+i)%4 == 3 {
+					_, err = p.ItemRemove(ctx, tbl, attr.Item{"pk": k})
+				} else {
+					_, err = p.ItemPut(ctx, tbl, it)
+				}
+				if err != nil {
 					errs <- err
 					return
 				}
@@ -66,11 +80,11 @@ func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) 
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		requireNoError(t, err, "racing ItemPut")
+		requireNoError(t, err, "racing ItemPut/ItemRemove")
 	}
-	requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "sync index after racing ItemPut")
+	requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "sync index after racing writes")
 	if q, ok := s.(store.Queue); ok {
 		queueWait(ctx, t, q, tbl)
-		requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[1], "async index after racing ItemPut")
+		requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[1], "async index after racing writes")
 	}
 }

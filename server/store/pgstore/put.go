@@ -10,7 +10,7 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-var _ store.Putter = (*Store)(nil)
+var _ store.BlindWriter = (*Store)(nil)
 
 // ItemPut writes item whole in one statement (dynamopg.item_put): no BEGIN,
 // lock, write and COMMIT round trips. Deadlocks and serialization failures
@@ -21,11 +21,23 @@ func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (at
 		return nil, fmt.Errorf("pgstore: item put: item of %d bytes", size)
 	}
 	p := gen.ItemPutParams{TableID: t.ID, Item: encodeItem(item), Size: int32(size)}
+	return s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.q.ItemPut(ctx, s.pool, p) })
+}
+
+// ItemRemove deletes the item with key in one statement (dynamopg.item_remove).
+func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
+	p := gen.ItemRemoveParams{TableID: t.ID, Key: encodeItem(key)}
+	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return s.q.ItemRemove(ctx, s.pool, p) })
+}
+
+// blindWrite runs one statement returning the old item, retrying what
+// ItemWrite retries.
+func (s *Store) blindWrite(ctx context.Context, op string, t *store.Table, stmt func() ([]byte, error)) (attr.Item, error) {
 	var old attr.Item
-	err := s.retryTx(ctx, "item put", []any{"table", t.Name}, func() (bool, error) {
-		raw, err := s.q.ItemPut(ctx, s.pool, p)
+	err := s.retryTx(ctx, op, []any{"table", t.Name}, func() (bool, error) {
+		raw, err := stmt()
 		if err != nil {
-			return retryable(err), wrap("item put", err)
+			return retryable(err), wrap(op, err)
 		}
 		old, err = decodeItem(raw)
 		return false, err
