@@ -1,18 +1,11 @@
 // Drives dynamodb-admin (already running at ADMIN_URL, talking to dynamopg)
 // in headless Chromium: the table list shows TABLE, the table's page shows
 // its items (ITEM_TEXT), a screenshot of it goes to SHOT. Run from the
-// directory where playwright-core is installed.
-import { chromium } from "playwright-core";
+// directory where playwright-core is installed (with admin_chromium.mjs).
+import { launch } from "./admin_chromium.mjs";
 
-const { ADMIN_URL, TABLE, ITEM_TEXT, SHOT, CHROMIUM = "/usr/bin/chromium" } = process.env;
-const userDataDir = process.env.PROFILE_DIR;
-const ctx = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run"],
-  viewport: { width: 1280, height: 800 },
-});
+const { ADMIN_URL, TABLE, ITEM_TEXT, SHOT } = process.env;
+const ctx = await launch();
 try {
   const page = await ctx.newPage();
   await page.goto(ADMIN_URL + "/", { waitUntil: "load", timeout: 30000 });

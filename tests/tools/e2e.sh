@@ -2,9 +2,11 @@
 # make e2e: the tools users bring, against a fresh `dynamopg serve --db memory`
 # on a free port. Steps: the AWS CLI walk-through of docs/getting-started.md,
 # AWS_ENDPOINT_URL_DYNAMODB with the CLI, boto3 and the JavaScript SDK v3
-# (CRUD and Query), dynamodb-admin browsing a table in headless Chromium
-# (screenshot: docs/img/dynamodb-admin.png). A tool that cannot be installed
-# fails its step with the reason; nothing is skipped silently.
+# (CRUD and Query), dynamodb-admin in headless Chromium browsing a table
+# (screenshot: docs/img/dynamodb-admin.png) and editing through its web UI:
+# Create item, edit and Save, Delete, each checked with the AWS CLI
+# (screenshot: docs/img/dynamodb-admin-edit.png). A tool that cannot be
+# installed fails its step with the reason; nothing is skipped silently.
 # Needs: bin/dynamopg (make build), python3, aws, node/npm (network to the npm
 # registry, or a warm npm cache), chromium (apt-get install chromium).
 set -uo pipefail
@@ -13,6 +15,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TOOLS=$ROOT/tests/tools
 BIN=${DYNAMOPG_BIN:-$ROOT/bin/dynamopg}
 SHOT=${E2E_SCREENSHOT:-$ROOT/docs/img/dynamodb-admin.png}
+EDIT_SHOT=${E2E_EDIT_SCREENSHOT:-$ROOT/docs/img/dynamodb-admin-edit.png}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 WORK=$(mktemp -d -t dynamopg-e2e-XXXXXX)
 PIDS=()
@@ -86,11 +89,11 @@ NPM_DIR=$WORK/npm
 npm_install() {
   command -v npm >/dev/null || { echo "  node/npm not installed (apt-get install nodejs npm)"; return 1; }
   mkdir -p "$NPM_DIR" && (cd "$NPM_DIR" && npm init -y >/dev/null &&
-    npm install --no-audit --no-fund --loglevel=error @aws-sdk/client-dynamodb dynamodb-admin playwright-core >"$WORK/npm.log" 2>&1) \
+    npm install --no-audit --no-fund --loglevel=error @aws-sdk/client-dynamodb dynamodb-admin@5 playwright-core >"$WORK/npm.log" 2>&1) \
     || { echo "  npm install failed:"; tail -20 "$WORK/npm.log"; return 1; }
   (cd "$NPM_DIR" && npm ls --depth=0 2>/dev/null | tail -n +2)
 }
-step "npm install @aws-sdk/client-dynamodb dynamodb-admin playwright-core" npm_install
+step "npm install @aws-sdk/client-dynamodb dynamodb-admin@5 playwright-core" npm_install
 
 # 4. The JavaScript SDK v3, endpoint from the environment.
 js() {
@@ -99,7 +102,10 @@ js() {
 }
 step "JavaScript SDK v3: CRUD and Query (AWS_ENDPOINT_URL_DYNAMODB)" js
 
-# 5. dynamodb-admin in headless Chromium.
+# 5. dynamodb-admin in headless Chromium. dynamodb-admin@5 is pinned: the
+# scripts drive its pages (views/scan.ejs, views/item.ejs: the Ace JSON
+# editor, #saveButton, Delete).
+ADMIN_URL=
 admin() {
   [ -x "$NPM_DIR/node_modules/.bin/dynamodb-admin" ] || { echo "  dynamodb-admin not installed (see npm step)"; return 1; }
   [ -d "$NPM_DIR/node_modules/playwright-core" ] || { echo "  playwright-core not installed (see npm step)"; return 1; }
@@ -117,12 +123,24 @@ admin() {
   (cd "$NPM_DIR" && DYNAMO_ENDPOINT=$EP exec node_modules/.bin/dynamodb-admin --port "$aport" --host 127.0.0.1) >"$WORK/admin.log" 2>&1 &
   PIDS+=($!)
   wait_http "http://127.0.0.1:$aport/" 30 || { echo "  dynamodb-admin did not start:"; tail -20 "$WORK/admin.log"; return 1; }
+  ADMIN_URL=http://127.0.0.1:$aport
   mkdir -p "$(dirname "$SHOT")"
-  cp "$TOOLS/admin_browse.mjs" "$NPM_DIR/" && (cd "$NPM_DIR" && ADMIN_URL=http://127.0.0.1:$aport TABLE=AdminDemo \
+  cp "$TOOLS/admin_chromium.mjs" "$TOOLS/admin_browse.mjs" "$NPM_DIR/" && (cd "$NPM_DIR" && ADMIN_URL=$ADMIN_URL TABLE=AdminDemo \
     ITEM_TEXT="Call Me Today" SHOT="$SHOT" CHROMIUM="$CHROMIUM" PROFILE_DIR="$WORK/chromium-profile" \
     timeout 120 node admin_browse.mjs)
 }
 step "dynamodb-admin: browse a table in headless Chromium (screenshot)" admin
+
+# 6. Editing through dynamodb-admin's web UI (the server and table of step 5),
+# each change checked with the AWS CLI.
+admin_edit() {
+  [ -n "$ADMIN_URL" ] || { echo "  dynamodb-admin is not running (see the previous step)"; return 1; }
+  mkdir -p "$(dirname "$EDIT_SHOT")"
+  cp "$TOOLS/admin_chromium.mjs" "$TOOLS/admin_edit.mjs" "$NPM_DIR/" && (cd "$NPM_DIR" && ADMIN_URL=$ADMIN_URL \
+    ENDPOINT="$EP" TABLE=AdminDemo SHOT="$EDIT_SHOT" CHROMIUM="$CHROMIUM" PROFILE_DIR="$WORK/chromium-profile-edit" \
+    timeout 180 node admin_edit.mjs)
+}
+step "dynamodb-admin: create, edit, delete items in headless Chromium (AWS CLI checks, screenshot)" admin_edit
 
 echo
 echo "== summary"
