@@ -163,12 +163,14 @@ func (o *operand) value(item attr.Item) (attr.Value, bool) {
 	return attr.Value{}, false
 }
 
-// sizeOf is size(): bytes of a string or binary, members of a set, elements
+// sizeOf is size(): the length of a string in UTF-16 code units (the
+// service's Java String.length(): "é𝄞" is 3, measured by a conformance
+// suite against the service), bytes of a binary, members of a set, elements
 // of a list or map. Numbers, booleans and nulls have none.
 func sizeOf(v attr.Value) (int, bool) {
 	switch v.T {
 	case attr.TypeS:
-		return len(v.S), true
+		return utf16Len(v.S), true
 	case attr.TypeB:
 		return len(v.B), true
 	case attr.TypeSS, attr.TypeNS, attr.TypeBS:
@@ -179,4 +181,17 @@ func sizeOf(v attr.Value) (int, bool) {
 		return len(v.M), true
 	}
 	return 0, false
+}
+
+// utf16Len is the length of s in UTF-16 code units: one per rune, two for a
+// rune outside the Basic Multilingual Plane.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
 }

@@ -8,7 +8,7 @@ const evalItem = `{
 	"ss":{"SS":["x","y"]}, "ns":{"NS":["1","2.5"]}, "bs":{"BS":["AQ==","Ag=="]},
 	"l":{"L":[{"S":"x"},{"N":"1"},{"M":{"k":{"S":"v"}}}]},
 	"m":{"M":{"a":{"S":"abc"},"li":{"L":[{"N":"7"}]}}},
-	"blank":{"S":""}}`
+	"blank":{"S":""}, "wide":{"S":"é𝄞"}}`
 
 const evalValues = `{
 	":abc":{"S":"abc"}, ":ab":{"S":"ab"}, ":bc":{"S":"bc"}, ":abd":{"S":"abd"}, ":x":{"S":"x"}, ":zz":{"S":"zz"},
@@ -62,6 +62,8 @@ func TestEval(t *testing.T) {
 		{"size(bs) = :1", false}, {"size(l) = :3", true}, {"size(m) > :1", true}, {"size(m) >= :1", true},
 		{"size(blank) = :0", true}, {"size(n) = :1", false}, {"size(n) <> :1", true}, {"size(nope) = :0", false},
 		{"size(m.li) = :1", true},
+		// Strings count UTF-16 code units, as the service does: é is 1, 𝄞 is 2.
+		{"size(wide) = :3", true},
 		// Logic.
 		{"s = :abc AND n = :10", true}, {"s = :abc AND n = :9", false}, {"s = :abd OR n = :10", true},
 		{"NOT s = :abd", true}, {"NOT (s = :abc AND n = :10)", false}, {"NOT NOT s = :abc", true},
