@@ -246,30 +246,46 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 		}
 	}
 	units := map[string]float64{}
+	indexUnits := map[string]map[string]float64{}
 	tables := map[string]*store.Table{}
+	blind, _ := a.store.(store.BlindWriter)
 	for _, o := range ops {
 		put := o.put
 		coll, err := a.collectionOf(ctx, o.t, o.key)
 		if err != nil {
 			return nil, err
 		}
-		old, err := a.store.ItemWrite(ctx, o.t, o.key, func(attr.Item) (attr.Item, error) {
-			if err := coll.check(put); err != nil {
-				return nil, err
-			}
-			return put, nil
-		})
+		var old attr.Item
+		switch {
+		case blind != nil && coll == nil && put != nil:
+			old, err = blind.ItemPut(ctx, o.t, put)
+		case blind != nil && coll == nil:
+			old, err = blind.ItemRemove(ctx, o.t, o.key)
+		default:
+			old, err = a.store.ItemWrite(ctx, o.t, o.key, func(attr.Item) (attr.Item, error) {
+				if err := coll.check(put); err != nil {
+					return nil, err
+				}
+				return put, nil
+			})
+		}
 		if err != nil {
 			return nil, storeErr(err, "batch write")
 		}
 		units[o.t.Name] += writeUnits(old.Size(), put.Size())
+		for ix, u := range indexWriteUnits(o.t, old, put) {
+			if indexUnits[o.t.Name] == nil {
+				indexUnits[o.t.Name] = map[string]float64{}
+			}
+			indexUnits[o.t.Name][ix] += u
+		}
 		tables[o.t.Name] = o.t
 	}
 	out := map[string]any{"UnprocessedItems": map[string]any{}}
 	if in.ReturnConsumedCapacity != nil && *in.ReturnConsumedCapacity != "NONE" {
 		var ccs []map[string]any
 		for _, n := range sortedTables(tables) {
-			ccs = append(ccs, consumed(in.ReturnConsumedCapacity, tables[n], units[n], nil))
+			ccs = append(ccs, consumed(in.ReturnConsumedCapacity, tables[n], units[n], indexUnits[n]))
 		}
 		out["ConsumedCapacity"] = ccs
 	}

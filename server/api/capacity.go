@@ -54,26 +54,65 @@ func consumed(mode *string, t *store.Table, units float64, indexUnits map[string
 	return out
 }
 
-// indexWriteUnits charges each index the item was or is in for the
-// projected sizes written there.
+// indexWriteUnits charges each index what the write changed in it, as the
+// service does (measured by a conformance suite against it): nothing when
+// the index's copy of the item is unchanged (an identical overwrite, or a
+// change to attributes the index does not project); one write to add,
+// rewrite or remove the item's entry; two (a delete and a put) when the
+// index key changes.
 func indexWriteUnits(t *store.Table, old, cur attr.Item) map[string]float64 {
 	var m map[string]float64
 	for i := range t.Indexes {
 		ix := &t.Indexes[i]
-		oldSize, newSize := -1, -1
+		var before, after attr.Item
 		if old != nil && ix.Indexable(old) {
-			oldSize = ix.Project(t, old).Size()
+			before = ix.Project(t, old)
 		}
 		if cur != nil && ix.Indexable(cur) {
-			newSize = ix.Project(t, cur).Size()
+			after = ix.Project(t, cur)
 		}
-		if oldSize < 0 && newSize < 0 {
+		var u float64
+		switch {
+		case before == nil && after == nil:
 			continue
+		case before == nil:
+			u = writeUnits(0, after.Size())
+		case after == nil:
+			u = writeUnits(before.Size(), 0)
+		case !sameIndexKey(ix, before, after):
+			u = writeUnits(before.Size(), 0) + writeUnits(0, after.Size())
+		case sameItem(before, after):
+			continue
+		default:
+			u = writeUnits(before.Size(), after.Size())
 		}
 		if m == nil {
 			m = map[string]float64{}
 		}
-		m[ix.Name] = writeUnits(max(oldSize, 0), max(newSize, 0))
+		m[ix.Name] = u
 	}
 	return m
+}
+
+// sameIndexKey reports whether two entries of an index have the same index
+// key (the index's own hash and range attributes).
+func sameIndexKey(ix *store.Index, a, b attr.Item) bool {
+	if !attr.Equal(a[ix.Hash.Name], b[ix.Hash.Name]) {
+		return false
+	}
+	return ix.Range == nil || attr.Equal(a[ix.Range.Name], b[ix.Range.Name])
+}
+
+// sameItem reports whether two items hold the same attributes and values.
+func sameItem(a, b attr.Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !attr.Equal(v, w) {
+			return false
+		}
+	}
+	return true
 }
