@@ -129,10 +129,10 @@ func argCountOK(op string, n int) bool {
 }
 
 // scalarTypesFor lists the value types each operator accepts in filters
-// and key conditions.
+// and key conditions. EQ and NE take every type, lists and maps included
+// (API reference, Condition; a QueryFilter EQ on a BOOL is measured against
+// the service), so they are not listed.
 var scalarTypesFor = map[string][]attr.Type{
-	"EQ":           {attr.TypeS, attr.TypeN, attr.TypeB, attr.TypeSS, attr.TypeNS, attr.TypeBS},
-	"NE":           {attr.TypeS, attr.TypeN, attr.TypeB, attr.TypeSS, attr.TypeNS, attr.TypeBS},
 	"LE":           {attr.TypeS, attr.TypeN, attr.TypeB},
 	"LT":           {attr.TypeS, attr.TypeN, attr.TypeB},
 	"GE":           {attr.TypeS, attr.TypeN, attr.TypeB},
