@@ -386,7 +386,11 @@ func (a *API) transactGetItems(ctx context.Context, r *Request) (any, error) {
 		if projs[i] != nil {
 			it = projs[i].Apply(it)
 		}
-		responses[i]["Item"] = it
+		// A projection that selects nothing of a present item leaves the
+		// response without Item, as the service answers (measured).
+		if len(it) > 0 {
+			responses[i]["Item"] = it
+		}
 	}
 	out := map[string]any{"Responses": responses}
 	if ccs := txCapacity(in.ReturnConsumedCapacity, tables, units, nil, "ReadCapacityUnits"); ccs != nil {

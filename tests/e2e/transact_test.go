@@ -221,28 +221,34 @@ func TestTransactGetItems(t *testing.T) {
 		b := createRangeTable(t, c, "txg", "N")
 		put(t, c, a, Item{"pk": S("a1"), "x": S("ax"), "y": N("1"), "m": M(Item{"k": S("deep"), "o": S("other")})})
 		put(t, c, b, Item{"pk": S("b"), "sk": N("1"), "x": S("bx"), "big": S(strings.Repeat("z", 5000))})
+		put(t, c, b, Item{"pk": S("b"), "sk": N("2"), "x": S("small")})
 		out, err := c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{
 			TransactItems: []types.TransactGetItem{
 				{Get: &types.Get{TableName: aws.String(b), Key: Item{"pk": S("b"), "sk": N("1")}, ProjectionExpression: aws.String("#x, sk"), ExpressionAttributeNames: map[string]string{"#x": "x"}}},
 				{Get: &types.Get{TableName: aws.String(a), Key: Item{"pk": S("missing")}}},
 				{Get: &types.Get{TableName: aws.String(a), Key: Item{"pk": S("a1")}, ProjectionExpression: aws.String("m.k, y")}},
+				{Get: &types.Get{TableName: aws.String(b), Key: Item{"pk": S("b"), "sk": N("2")}, ProjectionExpression: aws.String("nothere")}},
 			},
 			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 		})
 		must(t, err)
-		if len(out.Responses) != 3 {
+		if len(out.Responses) != 4 {
 			t.Fatalf("%d responses", len(out.Responses))
 		}
 		assertItem(t, "response 0", out.Responses[0].Item, Item{"x": S("bx"), "sk": N("1")})
 		assertItem(t, "response 1 (missing)", out.Responses[1].Item, nil)
 		assertItem(t, "response 2", out.Responses[2].Item, Item{"y": N("1"), "m": M(Item{"k": S("deep")})})
+		// A present item whose projection selects nothing: no Item at all.
+		if out.Responses[3].Item != nil {
+			t.Errorf("response 3 (projection selects nothing): Item %v, want none", out.Responses[3].Item)
+		}
 		got := map[string]float64{}
 		for _, cc := range out.ConsumedCapacity {
 			got[aws.ToString(cc.TableName)] = aws.ToFloat64(cc.CapacityUnits)
 		}
-		// a: two items of <= 4 KB (one missing) = 2 × 2; b: one 5 KB item = 2 × 2.
-		if got[a] != 4 || got[b] != 4 || len(got) != 2 {
-			t.Errorf("TransactGetItems ConsumedCapacity = %v, want %s: 4, %s: 4", got, a, b)
+		// a: two items of <= 4 KB (one missing) = 2 × 2; b: one 5 KB item and one small = 2 × 2 + 2.
+		if got[a] != 4 || got[b] != 6 || len(got) != 2 {
+			t.Errorf("TransactGetItems ConsumedCapacity = %v, want %s: 4, %s: 6", got, a, b)
 		}
 
 		_, err = c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
