@@ -502,6 +502,11 @@ func (a *API) runSelect(ctx context.Context, st *partiql.Statement, in *executeS
 	if err != nil {
 		return nil, err
 	}
+	if items, ok := res["Items"].([]attr.Item); ok && r.proj != nil {
+		for i, it := range items {
+			items[i] = pqSelectShape(r.proj, it)
+		}
+	}
 	out := map[string]any{"Items": res["Items"]}
 	if lk, ok := res["LastEvaluatedKey"].(attr.Item); ok && lk != nil {
 		out["NextToken"] = encodeNextToken(hash, lk)
@@ -570,9 +575,32 @@ func (kr *keyRead) result(it attr.Item) (attr.Item, error) {
 		return nil, err
 	}
 	if kr.proj != nil {
-		return kr.proj.Apply(it), nil
+		return pqSelectShape(kr.proj, kr.proj.Apply(it)), nil
 	}
 	return it, nil
+}
+
+// pqSelectShape renames a projected item the way PartiQL's SELECT names
+// its columns: a nested path ending in a name (SELECT m.nested) gives that
+// name (nested: …), not the document structure a ProjectionExpression keeps
+// (measured by a conformance suite). Top-level names, and paths ending in a
+// list index, keep the projection's shape.
+func pqSelectShape(proj *expr.Projection, projected attr.Item) attr.Item {
+	out := attr.Item{}
+	for _, path := range proj.Paths() {
+		last := path[len(path)-1]
+		if len(path) == 1 || last.IsIndex {
+			name := path[0].Name
+			if v, ok := projected[name]; ok {
+				out[name] = v
+			}
+			continue
+		}
+		if v, ok := path.Get(projected); ok {
+			out[last.Name] = v
+		}
+	}
+	return out
 }
 
 // ---------------------------------------------------------------------------

@@ -92,7 +92,9 @@ func TestPartiQLStatements(t *testing.T) {
 		if len(out.Items) != 1 {
 			t.Fatalf("select by full key: %d items", len(out.Items))
 		}
-		assertItem(t, "document paths", out.Items[0], Item{"m": M(Item{"k": S("v")}), "l": L(S("x"))})
+		// A nested path's column is named by its last name (PartiQL's shape,
+		// measured); a path ending in a list index keeps the list.
+		assertItem(t, "document paths", out.Items[0], Item{"k": S("v"), "l": L(S("x"))})
 
 		// Scans with filters.
 		out = pq(t, c, `SELECT * FROM `+q+` WHERE tag IS NOT MISSING OR begins_with(pk, 'zz')`)
