@@ -61,6 +61,11 @@ func (a *API) createTable(ctx context.Context, r *Request) (any, error) {
 
 // checkCreateTableMembers applies the member constraints in the service's order.
 func checkCreateTableMembers(in *createTableInput) error {
+	// A missing TableName is the required-parameter error, not a member
+	// constraint (measured by a conformance suite against the service).
+	if in.TableName == nil {
+		return ValidationError("The parameter 'TableName' is required but was not present in the request")
+	}
 	var c constraintErrors
 	c.notNull(in.AttributeDefinitions != nil, "attributeDefinitions")
 	for i, d := range in.AttributeDefinitions {
