@@ -242,11 +242,28 @@ func AddNumbers(a, b string, sub bool) (string, *Error) {
 	return r.String(), nil
 }
 
-// numberSize is the stored size of a number as the service counts it:
-// one byte per two significant digits, plus one.
+// numberSize is the stored size of a number as the service counts it
+// (measured by a conformance suite; the developer guide's "1 byte per two
+// significant digits plus 1" is short by a byte when the digits straddle
+// the decimal point): 1, plus half the integer part's digits and half the
+// fraction's, each rounded up, over the value without leading and trailing
+// zeros (an integer part's zeros count once a fraction follows), plus 1 when
+// negative.
 func numberSize(canonical string) int {
 	d, _ := parseDecimal(canonical)
-	n := (len(d.digits)+1)/2 + 1
+	if d.digits == "" {
+		return 1 // zero, never negative
+	}
+	var intDigits, fracDigits int
+	switch {
+	case d.exp <= 0:
+		fracDigits = len(d.digits)
+	case d.exp >= len(d.digits):
+		intDigits = len(d.digits)
+	default: // straddles the point: the integer part's zeros count
+		intDigits, fracDigits = d.exp, len(d.digits)-d.exp
+	}
+	n := 1 + (intDigits+1)/2 + (fracDigits+1)/2
 	if d.neg {
 		n++
 	}
