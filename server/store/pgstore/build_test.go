@@ -593,15 +593,25 @@ func TestBuildCrashAndRecovery(t *testing.T) {
 	}
 	// 1. The build's connection is killed: transient, recovery finishes it.
 	waitRows(t, a, ix.ID, 200)
-	if _, err := a.Pool().Exec(context.Background(),
-		"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid() AND query LIKE '%index_build%'",
-		pgstore.BuildApplicationName); err != nil {
-		t.Fatal(err)
+	// By application name only (the build's connection, and the recovery
+	// worker's, which reconnects): between statements the build's last
+	// query may be its BEGIN or COMMIT, which no query-text filter matches.
+	var killed int
+	if err := a.Pool().QueryRow(context.Background(),
+		"SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
+		pgstore.BuildApplicationName).Scan(&killed); err != nil || killed < 1 {
+		t.Fatalf("terminating the build's connection: %d terminated, %v", killed, err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// The builder records the failure when it notices the dead connection:
+	// wait for that (a loaded machine may take a while), without a fixed sleep.
 	var lastErr *string
-	if err := a.Pool().QueryRow(context.Background(), "SELECT last_error FROM dynamopg.index_builds WHERE index_id = $1", ix.ID).Scan(&lastErr); err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if err := a.Pool().QueryRow(context.Background(), "SELECT last_error FROM dynamopg.index_builds WHERE index_id = $1", ix.ID).Scan(&lastErr); err != nil {
+			t.Fatal(err)
+		}
+		if lastErr != nil || time.Now().After(deadline) {
+			break
+		}
 	}
 	if _, cur := indexOf(t, a, "t", "gh"); cur.Status != store.StatusCreating || lastErr == nil {
 		t.Fatalf("after the lost connection: %+v, last_error %v", cur, lastErr)
