@@ -173,7 +173,10 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 		items   []attr.Item
 		scanned int
 		bytes   int
-		last    attr.Item
+		// An index read is charged to the index for the entries it read,
+		// and to the table only for the items it fetched from it.
+		indexBytes, baseBytes int
+		last                  attr.Item
 		after   = p.startKey
 		stopped bool
 	)
@@ -188,6 +191,7 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 			return nil, storeErr(err, "read")
 		}
 		for _, it := range got {
+			indexBytes += it.Size()
 			if p.fetchBase {
 				full, err := a.store.ItemGet(ctx, p.table, p.table.KeyOf(it))
 				if err != nil {
@@ -195,6 +199,7 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 				}
 				if full != nil {
 					it = full
+					baseBytes += full.Size()
 				}
 			}
 			scanned++
@@ -236,7 +241,14 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 	if stopped && last != nil {
 		out["LastEvaluatedKey"] = lastKey(p.table, p.index, last)
 	}
-	if cc := consumed(p.capacity, p.table, readUnits(bytes, p.consistent), nil); cc != nil {
+	tableUnits, indexUnits := readUnits(bytes, p.consistent), map[string]float64(nil)
+	if p.index != nil {
+		tableUnits, indexUnits = 0, map[string]float64{p.index.Name: readUnits(indexBytes, p.consistent)}
+		if p.fetchBase && baseBytes > 0 {
+			tableUnits = readUnits(baseBytes, p.consistent)
+		}
+	}
+	if cc := consumed(p.capacity, p.table, tableUnits, indexUnits); cc != nil {
 		out["ConsumedCapacity"] = cc
 	}
 	return out, nil

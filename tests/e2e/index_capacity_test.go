@@ -92,5 +92,14 @@ func TestIndexWriteCapacity(t *testing.T) {
 			t.Fatalf("BatchWriteItem ConsumedCapacity: %+v", batch.ConsumedCapacity)
 		}
 		check("BatchWriteItem (one item in the GSI, one in neither)", &batch.ConsumedCapacity[0], 3, 2, map[string]float64{"gsi-inc": 1})
+
+		// Reads of an index are charged to the index, not the table.
+		q, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("gsi-inc"),
+			KeyConditionExpression: aws.String("gsiPk = :g"), ExpressionAttributeValues: Item{":g": S("g1")}, ReturnConsumedCapacity: indexes})
+		must(t, err)
+		check("Query on the GSI", q.ConsumedCapacity, 0.5, 0, map[string]float64{"gsi-inc": 0.5})
+		sc, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), IndexName: aws.String("lsi1"), ReturnConsumedCapacity: indexes})
+		must(t, err)
+		check("Scan of the LSI", sc.ConsumedCapacity, 0.5, 0, map[string]float64{"lsi1": 0.5})
 	})
 }
