@@ -177,8 +177,8 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 		// and to the table only for the items it fetched from it.
 		indexBytes, baseBytes int
 		last                  attr.Item
-		after   = p.startKey
-		stopped bool
+		after                 = p.startKey
+		stopped               bool
 	)
 	const batch = 100
 	for !stopped {

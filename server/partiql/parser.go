@@ -14,13 +14,13 @@ const (
 	MsgPathComponents     = "A path may contain at most 2 components in the FROM clause"
 	// An index qualifier: ungrammatical on INSERT, refused on UPDATE and
 	// DELETE once parsed (measured by a conformance suite).
-	MsgInsertIndex  = "FROM clause may only contain a single table name"
-	MsgWriteOnIndex = "This operation is not supported on an index"
-	MsgInsertMultiple     = "Unsupported operation: Inserting multiple items in a single statement is not supported, use \"INSERT INTO tableName VALUE item\" instead"
-	MsgReturningInsert    = "RETURNING is not supported in INSERT"
-	MsgStarAndOthers      = "Other attributes should not be present in the projection when '*' is used."
-	MsgReturningSyntax    = "Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause"
-	MsgIncompleteKey      = "Where clause does not contain a mandatory equality on all key attributes"
+	MsgInsertIndex     = "FROM clause may only contain a single table name"
+	MsgWriteOnIndex    = "This operation is not supported on an index"
+	MsgInsertMultiple  = "Unsupported operation: Inserting multiple items in a single statement is not supported, use \"INSERT INTO tableName VALUE item\" instead"
+	MsgReturningInsert = "RETURNING is not supported in INSERT"
+	MsgStarAndOthers   = "Other attributes should not be present in the projection when '*' is used."
+	MsgReturningSyntax = "Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause"
+	MsgIncompleteKey   = "Where clause does not contain a mandatory equality on all key attributes"
 )
 
 // maxDepth bounds nesting, so that no input can exhaust the stack.
