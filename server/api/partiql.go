@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/expr"
@@ -950,31 +949,9 @@ func (a *API) transactWrites(ctx context.Context, txs store.Transactor, in *exec
 		olds, txw = cur, out
 		return out, err
 	}
-	var err error
-	replayed := false
-	if in.ClientRequestToken != nil {
-		raw, merr := json.Marshal(in.TransactStatements)
-		if merr != nil {
-			return nil, fmt.Errorf("hash request: %w", merr)
-		}
-		sum := sha256.Sum256(raw)
-		tok := store.TxToken{Token: *in.ClientRequestToken, Hash: sum[:], Now: time.Now(), TTL: txTokenTTL()}
-		replayed, err = txs.ItemTransactToken(ctx, targets, tok, fn)
-	} else {
-		err = txs.ItemTransact(ctx, targets, fn)
-	}
+	replayed, err := commitTransaction(ctx, txs, targets, in.ClientRequestToken, in.TransactStatements, fn, "execute transaction")
 	if err != nil {
-		switch {
-		case errors.Is(err, store.ErrConflict):
-			reasons := make([]map[string]any, len(writes))
-			for i := range reasons {
-				reasons[i] = map[string]any{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
-			}
-			return nil, cancellation(reasons)
-		case errors.Is(err, store.ErrTokenMismatch):
-			return nil, idempotentMismatch()
-		}
-		return nil, storeErr(err, "execute transaction")
+		return nil, err
 	}
 	out := map[string]any{}
 	if !replayed && in.ReturnConsumedCapacity != nil && (*in.ReturnConsumedCapacity == "TOTAL" || *in.ReturnConsumedCapacity == "INDEXES") {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/expr"
@@ -105,29 +104,9 @@ func (a *API) transactWriteItems(ctx context.Context, r *Request) (any, error) {
 		olds, writes = cur, w
 		return w, err
 	}
-	replayed := false
-	if in.ClientRequestToken != nil {
-		hash, herr := requestHash(in.TransactItems)
-		if herr != nil {
-			return nil, herr
-		}
-		tok := store.TxToken{Token: *in.ClientRequestToken, Hash: hash, Now: time.Now(), TTL: txTokenTTL()}
-		replayed, err = txs.ItemTransactToken(ctx, targets, tok, fn)
-	} else {
-		err = txs.ItemTransact(ctx, targets, fn)
-	}
+	replayed, err := commitTransaction(ctx, txs, targets, in.ClientRequestToken, in.TransactItems, fn, "transact write")
 	if err != nil {
-		switch {
-		case errors.Is(err, store.ErrConflict):
-			reasons := make([]map[string]any, len(actions))
-			for i := range reasons {
-				reasons[i] = map[string]any{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
-			}
-			return nil, cancellation(reasons)
-		case errors.Is(err, store.ErrTokenMismatch):
-			return nil, idempotentMismatch()
-		}
-		return nil, storeErr(err, "transact write")
+		return nil, err
 	}
 	out := map[string]any{}
 	if in.ReturnConsumedCapacity == nil || (*in.ReturnConsumedCapacity != "TOTAL" && *in.ReturnConsumedCapacity != "INDEXES") {

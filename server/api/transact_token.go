@@ -2,8 +2,10 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -37,14 +39,15 @@ func idempotentMismatch() *Error {
 		"The request uses the same client token as a previous, but different, request.")
 }
 
-// requestHash is the canonical hash of a TransactWriteItems request as the
-// token compares it: the decoded TransactItems re-encoded with every JSON
+// requestHash is the canonical hash of a transaction request as the token
+// compares it (TransactItems, or ExecuteTransaction's TransactStatements):
+// the decoded members re-encoded with every JSON
 // object's keys sorted (key order, whitespace and escapes of the request do
 // not matter; values, numbers' spelling and list order do).
 // ReturnConsumedCapacity and ReturnItemCollectionMetrics only shape the
 // response, and the service documents that a replay's response may differ,
 // so they are not part of the hash.
-func requestHash(items []transactWriteItem) ([]byte, error) {
+func requestHash(items any) ([]byte, error) {
 	raw, err := json.Marshal(items)
 	if err != nil {
 		return nil, fmt.Errorf("hash request: %w", err)
@@ -61,6 +64,38 @@ func requestHash(items []transactWriteItem) ([]byte, error) {
 	}
 	sum := sha256.Sum256(canon)
 	return sum[:], nil
+}
+
+// commitTransaction runs fn over targets as one transaction, once per
+// ClientRequestToken when token is set (request is what the token's hash
+// covers), and maps the store's outcomes to the service's errors: a
+// conflict cancels every member with TransactionConflict, a token reused
+// for another request is IdempotentParameterMismatchException. replayed
+// reports that a live token of the same request ended it without writing.
+func commitTransaction(ctx context.Context, txs store.Transactor, targets []store.TxTarget, token *string, request any, fn store.TxFunc, op string) (replayed bool, err error) {
+	if token != nil {
+		hash, herr := requestHash(request)
+		if herr != nil {
+			return false, herr
+		}
+		tok := store.TxToken{Token: *token, Hash: hash, Now: time.Now(), TTL: txTokenTTL()}
+		replayed, err = txs.ItemTransactToken(ctx, targets, tok, fn)
+	} else {
+		err = txs.ItemTransact(ctx, targets, fn)
+	}
+	switch {
+	case err == nil:
+		return replayed, nil
+	case errors.Is(err, store.ErrConflict):
+		reasons := make([]map[string]any, len(targets))
+		for i := range reasons {
+			reasons[i] = map[string]any{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
+		}
+		return false, cancellation(reasons)
+	case errors.Is(err, store.ErrTokenMismatch):
+		return false, idempotentMismatch()
+	}
+	return false, storeErr(err, op)
 }
 
 // txCapacity renders the ConsumedCapacity list of a transaction: per table
