@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
@@ -41,31 +40,23 @@ func backupsTableNotFound(name string) *Error {
 	return newErr(nsDynamo, "TableNotFoundException", 400, "Table not found: "+name)
 }
 
-// tableNameOfRef returns the table name of a TableName member that may hold
-// the table's ARN (arn:…:table/NAME).
-func tableNameOfRef(ref string) string {
-	if strings.HasPrefix(ref, "arn:") {
-		if i := strings.LastIndex(ref, ":table/"); i >= 0 {
-			return ref[i+len(":table/"):]
-		}
-	}
-	return ref
-}
-
 // backupsTable validates the TableName of a backup operation and reads the table.
 func (a *API) backupsTable(ctx context.Context, name *string) (*store.Table, error) {
 	var c constraintErrors
 	c.notNull(name != nil, "tableName")
-	if name != nil && (len(*name) < 1 || len(*name) > 1024) {
-		c.add(name, "tableName", map[bool]string{true: "Member must have length greater than or equal to 1", false: "Member must have length less than or equal to 1024"}[len(*name) < 1])
+	switch {
+	case name == nil:
+	case len(*name) < 1:
+		c.add(name, "tableName", "Member must have length greater than or equal to 1")
+	case len(*name) > 1024:
+		c.add(name, "tableName", "Member must have length less than or equal to 1024")
 	}
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	n := tableNameOfRef(*name)
-	t, err := a.store.TableGet(ctx, n)
+	t, err := a.store.TableGet(ctx, *name)
 	if errors.Is(err, store.ErrTableNotFound) {
-		return nil, backupsTableNotFound(n)
+		return nil, backupsTableNotFound(*name)
 	}
 	if err != nil {
 		return nil, storeErr(err, "table get")
@@ -115,10 +106,10 @@ func (a *API) updateContinuousBackups(ctx context.Context, r *Request) (any, err
 	if spec != nil {
 		c.notNull(spec.PointInTimeRecoveryEnabled != nil, "pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled")
 		if d := spec.RecoveryPeriodInDays; d != nil && *d < 1 {
-			c.add(ptr(strconv.Itoa(*d)), "pointInTimeRecoverySpecification.recoveryPeriodInDays", "Member must have value greater than or equal to 1")
+			c.add(strp(strconv.Itoa(*d)), "pointInTimeRecoverySpecification.recoveryPeriodInDays", "Member must have value greater than or equal to 1")
 		}
 		if d := spec.RecoveryPeriodInDays; d != nil && *d > 35 {
-			c.add(ptr(strconv.Itoa(*d)), "pointInTimeRecoverySpecification.recoveryPeriodInDays", "Member must have value less than or equal to 35")
+			c.add(strp(strconv.Itoa(*d)), "pointInTimeRecoverySpecification.recoveryPeriodInDays", "Member must have value less than or equal to 35")
 		}
 	}
 	if in.TableName == nil {
@@ -130,7 +121,7 @@ func (a *API) updateContinuousBackups(ctx context.Context, r *Request) (any, err
 	if _, err := a.backupsTable(ctx, in.TableName); err != nil {
 		return nil, err
 	}
-	name := tableNameOfRef(*in.TableName)
+	name := *in.TableName // API.Call has replaced a table ARN by its name
 	enable := *spec.PointInTimeRecoveryEnabled
 	if !enable && spec.RecoveryPeriodInDays != nil {
 		return nil, ValidationError("RecoveryPeriodInDays can only be specified when PointInTimeRecoveryEnabled is true")
@@ -171,5 +162,3 @@ func (a *API) updateContinuousBackups(ctx context.Context, r *Request) (any, err
 	}
 	return map[string]any{"ContinuousBackupsDescription": continuousBackups(t, time.Now())}, nil
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -103,16 +103,8 @@ func sameIndexKey(ix *store.Index, a, b attr.Item) bool {
 	return ix.Range == nil || attr.Equal(a[ix.Range.Name], b[ix.Range.Name])
 }
 
-// sameItem reports whether two items hold the same attributes and values.
+// sameItem reports whether two items hold the same attributes and values,
+// compared as maps are (attr.Equal).
 func sameItem(a, b attr.Item) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w, ok := b[k]
-		if !ok || !attr.Equal(v, w) {
-			return false
-		}
-	}
-	return true
+	return attr.Equal(attr.Value{T: attr.TypeM, M: a}, attr.Value{T: attr.TypeM, M: b})
 }
