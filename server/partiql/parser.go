@@ -428,38 +428,26 @@ func (p *parser) expr() (Expr, *Error) {
 	return p.or()
 }
 
-func (p *parser) or() (Expr, *Error) {
-	l, err := p.and()
-	if err != nil {
-		return nil, err
-	}
-	for p.kw("OR") {
-		if t := p.peek(); t.kind == tEOF || p.isPunct(";") {
-			return nil, syntaxErr(detailMissingRHS)
-		}
-		r, err := p.and()
-		if err != nil {
-			return nil, err
-		}
-		l = Binary{Op: "OR", L: l, R: r}
-	}
-	return l, nil
-}
+func (p *parser) or() (Expr, *Error) { return p.chain("OR", p.and) }
 
-func (p *parser) and() (Expr, *Error) {
-	l, err := p.not()
+func (p *parser) and() (Expr, *Error) { return p.chain("AND", p.not) }
+
+// chain parses operands of the next level joined by the keyword op, left
+// associative; an op with nothing after it is a missing right-hand side.
+func (p *parser) chain(op string, operand func() (Expr, *Error)) (Expr, *Error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.kw("AND") {
+	for p.kw(op) {
 		if t := p.peek(); t.kind == tEOF || p.isPunct(";") {
 			return nil, syntaxErr(detailMissingRHS)
 		}
-		r, err := p.not()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		l = Binary{Op: "AND", L: l, R: r}
+		l = Binary{Op: op, L: l, R: r}
 	}
 	return l, nil
 }
