@@ -40,8 +40,9 @@ func backupsTableNotFound(name string) *Error {
 	return newErr(nsDynamo, "TableNotFoundException", 400, "Table not found: "+name)
 }
 
-// backupsTable validates the TableName of a backup operation and reads the table.
-func (a *API) backupsTable(ctx context.Context, name *string) (*store.Table, error) {
+// checkBackupsTableName applies the TableName constraints of the backup
+// operations (a name or a table ARN: length 1 to 1024).
+func checkBackupsTableName(name *string) error {
 	var c constraintErrors
 	c.notNull(name != nil, "tableName")
 	switch {
@@ -52,16 +53,9 @@ func (a *API) backupsTable(ctx context.Context, name *string) (*store.Table, err
 		c.add(name, "tableName", "Member must have length less than or equal to 1024")
 	}
 	if err := c.err(); err != nil {
-		return nil, err
+		return err
 	}
-	t, err := a.store.TableGet(ctx, *name)
-	if errors.Is(err, store.ErrTableNotFound) {
-		return nil, backupsTableNotFound(*name)
-	}
-	if err != nil {
-		return nil, storeErr(err, "table get")
-	}
-	return t, nil
+	return nil
 }
 
 // continuousBackups is a table's ContinuousBackupsDescription.
@@ -88,9 +82,15 @@ func (a *API) describeContinuousBackups(ctx context.Context, r *Request) (any, e
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	t, err := a.backupsTable(ctx, in.TableName)
-	if err != nil {
+	if err := checkBackupsTableName(in.TableName); err != nil {
 		return nil, err
+	}
+	t, err := a.store.TableGet(ctx, *in.TableName)
+	if errors.Is(err, store.ErrTableNotFound) {
+		return nil, backupsTableNotFound(*in.TableName)
+	}
+	if err != nil {
+		return nil, storeErr(err, "table get")
 	}
 	return map[string]any{"ContinuousBackupsDescription": continuousBackups(t, time.Now())}, nil
 }
@@ -118,7 +118,7 @@ func (a *API) updateContinuousBackups(ctx context.Context, r *Request) (any, err
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	if _, err := a.backupsTable(ctx, in.TableName); err != nil {
+	if err := checkBackupsTableName(in.TableName); err != nil {
 		return nil, err
 	}
 	name := *in.TableName // API.Call has replaced a table ARN by its name
