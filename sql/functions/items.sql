@@ -26,20 +26,27 @@ BEGIN
 END;
 $$;
 
+-- item_lock_def is item_lock on a table definition the caller read (and
+-- locked) with table_def in this transaction.
+CREATE OR REPLACE FUNCTION dynamopg.item_lock_def(p_def jsonb, p_key jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_item jsonb;
+BEGIN
+    EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s FOR UPDATE',
+                   't_' || (p_def->>'id'), dynamopg.key_where_sql(p_def, '$1::jsonb'))
+       INTO v_item USING p_key;
+    RETURN v_item;
+END;
+$$;
+
 -- item_lock returns the item with the key of p_key locked FOR UPDATE, or
 -- NULL (nothing locked) when absent; it also locks the catalog row.
 CREATE OR REPLACE FUNCTION dynamopg.item_lock(p_table bigint, p_key jsonb)
 RETURNS jsonb
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_def  jsonb := dynamopg.table_def(p_table, true);
-    v_item jsonb;
-BEGIN
-    EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s FOR UPDATE',
-                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
-       INTO v_item USING p_key;
-    RETURN v_item;
-END;
+LANGUAGE sql AS $$
+    SELECT dynamopg.item_lock_def(dynamopg.table_def(p_table, true), p_key)
 $$;
 
 -- index_rows_write keeps the sync indexes (p_async false: writers) or the
@@ -78,37 +85,76 @@ BEGIN
 END;
 $$;
 
--- item_insert inserts an item unless its key exists (ON CONFLICT DO NOTHING,
--- waiting for a concurrent inserter) and reports whether it inserted.
-CREATE OR REPLACE FUNCTION dynamopg.item_insert(p_table bigint, p_item jsonb, p_size int)
+-- item_insert_def is item_insert on a table definition the caller read (and
+-- locked) with table_def in this transaction.
+CREATE OR REPLACE FUNCTION dynamopg.item_insert_def(p_def jsonb, p_item jsonb, p_size int)
 RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_def  jsonb := dynamopg.table_def(p_table, true);
     v_cols text := 'pk';
     v_vals text;
     v_n    bigint;
 BEGIN
-    v_vals := dynamopg.key_value_sql((v_def->'hash'->>'type')::int,
-                                     format('$1::jsonb->%L', v_def->'hash'->>'name'));
-    IF dynamopg.has_range(v_def) THEN
+    v_vals := dynamopg.key_value_sql((p_def->'hash'->>'type')::int,
+                                     format('$1::jsonb->%L', p_def->'hash'->>'name'));
+    IF dynamopg.has_range(p_def) THEN
         v_cols := 'pk, sk';
-        v_vals := v_vals || ', ' || dynamopg.key_value_sql((v_def->'range'->>'type')::int,
-                                                          format('$1::jsonb->%L', v_def->'range'->>'name'));
+        v_vals := v_vals || ', ' || dynamopg.key_value_sql((p_def->'range'->>'type')::int,
+                                                          format('$1::jsonb->%L', p_def->'range'->>'name'));
     END IF;
     EXECUTE format(
         'INSERT INTO dynamopg_data.%I (hk, %s, item, size) '
         'VALUES (dynamopg.key_hash($1::jsonb->%L), %s, $1::jsonb, $2::int) '
         'ON CONFLICT DO NOTHING',
-        't_' || p_table, v_cols, v_def->'hash'->>'name', v_vals)
+        't_' || (p_def->>'id'), v_cols, p_def->'hash'->>'name', v_vals)
       USING p_item, p_size;
     GET DIAGNOSTICS v_n = ROW_COUNT;
     IF v_n = 0 THEN
         RETURN false;
     END IF;
-    PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, true, false);
-    PERFORM dynamopg.queue_enqueue(v_def, p_item);
-    PERFORM dynamopg.stream_write(v_def, NULL, p_item, false);
+    PERFORM dynamopg.index_rows_write(p_def, p_item, p_item, true, false);
+    PERFORM dynamopg.queue_enqueue(p_def, p_item);
+    PERFORM dynamopg.stream_write(p_def, NULL, p_item, false);
+    RETURN true;
+END;
+$$;
+
+-- item_insert inserts an item unless its key exists (ON CONFLICT DO NOTHING,
+-- waiting for a concurrent inserter) and reports whether it inserted.
+CREATE OR REPLACE FUNCTION dynamopg.item_insert(p_table bigint, p_item jsonb, p_size int)
+RETURNS boolean
+LANGUAGE sql AS $$
+    SELECT dynamopg.item_insert_def(dynamopg.table_def(p_table, true), p_item, p_size)
+$$;
+
+-- item_replace_def is item_replace on a table definition the caller read (and
+-- locked) with table_def in this transaction.
+CREATE OR REPLACE FUNCTION dynamopg.item_replace_def(p_def jsonb, p_item jsonb, p_size int)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_n      bigint;
+    v_stream boolean := dynamopg.stream_enabled(p_def);
+    v_old    jsonb;
+BEGIN
+    IF v_stream THEN
+        -- The old image: the writers hold the row FOR UPDATE (item_lock).
+        EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s FOR UPDATE',
+                       't_' || (p_def->>'id'), dynamopg.key_where_sql(p_def, '$1::jsonb'))
+           INTO v_old USING p_item;
+    END IF;
+    EXECUTE format('UPDATE dynamopg_data.%I SET item = $1::jsonb, size = $2::int WHERE %s',
+                   't_' || (p_def->>'id'), dynamopg.key_where_sql(p_def, '$1::jsonb'))
+      USING p_item, p_size;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    IF v_n = 0 THEN
+        RETURN false;
+    END IF;
+    PERFORM dynamopg.index_rows_write(p_def, p_item, p_item, false, false);
+    PERFORM dynamopg.queue_enqueue(p_def, p_item);
+    IF v_stream THEN
+        PERFORM dynamopg.stream_write(p_def, v_old, p_item, false);
+    END IF;
     RETURN true;
 END;
 $$;
@@ -116,31 +162,29 @@ $$;
 -- item_replace overwrites an existing item and reports whether it existed.
 CREATE OR REPLACE FUNCTION dynamopg.item_replace(p_table bigint, p_item jsonb, p_size int)
 RETURNS boolean
+LANGUAGE sql AS $$
+    SELECT dynamopg.item_replace_def(dynamopg.table_def(p_table, true), p_item, p_size)
+$$;
+
+-- item_delete_def is item_delete on a table definition the caller read (and
+-- locked) with table_def in this transaction.
+CREATE OR REPLACE FUNCTION dynamopg.item_delete_def(p_def jsonb, p_key jsonb, p_ttl boolean)
+RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_def    jsonb := dynamopg.table_def(p_table, true);
-    v_n      bigint;
-    v_stream boolean := dynamopg.stream_enabled(v_def);
-    v_old    jsonb;
+    v_n   bigint;
+    v_old jsonb;
 BEGIN
-    IF v_stream THEN
-        -- The old image: the writers hold the row FOR UPDATE (item_lock).
-        EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s FOR UPDATE',
-                       't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
-           INTO v_old USING p_item;
-    END IF;
-    EXECUTE format('UPDATE dynamopg_data.%I SET item = $1::jsonb, size = $2::int WHERE %s',
-                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
-      USING p_item, p_size;
+    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s RETURNING item',
+                   't_' || (p_def->>'id'), dynamopg.key_where_sql(p_def, '$1::jsonb'))
+       INTO v_old USING p_key;
     GET DIAGNOSTICS v_n = ROW_COUNT;
     IF v_n = 0 THEN
         RETURN false;
     END IF;
-    PERFORM dynamopg.index_rows_write(v_def, p_item, p_item, false, false);
-    PERFORM dynamopg.queue_enqueue(v_def, p_item);
-    IF v_stream THEN
-        PERFORM dynamopg.stream_write(v_def, v_old, p_item, false);
-    END IF;
+    PERFORM dynamopg.index_rows_write(p_def, p_key, NULL, false, false);
+    PERFORM dynamopg.queue_enqueue(p_def, p_key);
+    PERFORM dynamopg.stream_write(p_def, v_old, NULL, p_ttl);
     RETURN true;
 END;
 $$;
@@ -152,24 +196,8 @@ $$;
 CREATE OR REPLACE FUNCTION dynamopg.item_delete(p_table bigint, p_key jsonb,
                                                p_ttl boolean DEFAULT false)
 RETURNS boolean
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_def jsonb := dynamopg.table_def(p_table, true);
-    v_n   bigint;
-    v_old jsonb;
-BEGIN
-    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s RETURNING item',
-                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
-       INTO v_old USING p_key;
-    GET DIAGNOSTICS v_n = ROW_COUNT;
-    IF v_n = 0 THEN
-        RETURN false;
-    END IF;
-    PERFORM dynamopg.index_rows_write(v_def, p_key, NULL, false, false);
-    PERFORM dynamopg.queue_enqueue(v_def, p_key);
-    PERFORM dynamopg.stream_write(v_def, v_old, NULL, p_ttl);
-    RETURN true;
-END;
+LANGUAGE sql AS $$
+    SELECT dynamopg.item_delete_def(dynamopg.table_def(p_table, true), p_key, p_ttl)
 $$;
 
 -- item_put writes an item whole, unconditionally, in the caller's statement
@@ -182,15 +210,16 @@ CREATE OR REPLACE FUNCTION dynamopg.item_put(p_table bigint, p_item jsonb, p_siz
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
+    v_def jsonb := dynamopg.table_def(p_table, true);
     v_old jsonb;
 BEGIN
     LOOP
-        v_old := dynamopg.item_lock(p_table, p_item);
+        v_old := dynamopg.item_lock_def(v_def, p_item);
         IF v_old IS NOT NULL THEN
-            PERFORM dynamopg.item_replace(p_table, p_item, p_size);
+            PERFORM dynamopg.item_replace_def(v_def, p_item, p_size);
             RETURN v_old;
         END IF;
-        IF dynamopg.item_insert(p_table, p_item, p_size) THEN
+        IF dynamopg.item_insert_def(v_def, p_item, p_size) THEN
             RETURN NULL;
         END IF;
     END LOOP;
@@ -204,10 +233,11 @@ CREATE OR REPLACE FUNCTION dynamopg.item_remove(p_table bigint, p_key jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_old jsonb := dynamopg.item_lock(p_table, p_key);
+    v_def jsonb := dynamopg.table_def(p_table, true);
+    v_old jsonb := dynamopg.item_lock_def(v_def, p_key);
 BEGIN
     IF v_old IS NOT NULL THEN
-        PERFORM dynamopg.item_delete(p_table, p_key);
+        PERFORM dynamopg.item_delete_def(v_def, p_key, false);
     END IF;
     RETURN v_old;
 END;
