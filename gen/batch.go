@@ -10,6 +10,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 var (
@@ -70,7 +71,7 @@ func (b *ItemGetManyBatchResults) Close() error {
 }
 
 const itemLockMany = `-- name: ItemLockMany :batchone
-SELECT dynamopg.item_lock($1::bigint, $2::jsonb)::jsonb AS item
+SELECT dynamopg.item_lock($1::bigint, $2::jsonb, $3::bigint)::jsonb AS item
 `
 
 type ItemLockManyBatchResults struct {
@@ -82,6 +83,7 @@ type ItemLockManyBatchResults struct {
 type ItemLockManyParams struct {
 	TableID int64
 	Key     []byte
+	Version pgtype.Int8
 }
 
 // ItemLockMany is ItemLock pipelined: ItemTransact locks its targets in one
@@ -92,6 +94,7 @@ func (q *Queries) ItemLockMany(ctx context.Context, db DBTX, arg []ItemLockManyP
 		vals := []interface{}{
 			a.TableID,
 			a.Key,
+			a.Version,
 		}
 		batch.Queue(itemLockMany, vals...)
 	}

@@ -7,6 +7,8 @@ package gen
 
 import (
 	"context"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const itemDelete = `-- name: ItemDelete :one
@@ -63,36 +65,45 @@ func (q *Queries) ItemInsert(ctx context.Context, db DBTX, arg ItemInsertParams)
 }
 
 const itemLock = `-- name: ItemLock :one
-SELECT dynamopg.item_lock($1::bigint, $2::jsonb)::jsonb AS item
+SELECT dynamopg.item_lock($1::bigint, $2::jsonb, $3::bigint)::jsonb AS item
 `
 
 type ItemLockParams struct {
 	TableID int64
 	Key     []byte
+	Version pgtype.Int8
 }
 
-// ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent).
+// ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent);
+// a @version (the cached description's) other than the catalog's is DPG01.
 func (q *Queries) ItemLock(ctx context.Context, db DBTX, arg ItemLockParams) ([]byte, error) {
-	row := db.QueryRow(ctx, itemLock, arg.TableID, arg.Key)
+	row := db.QueryRow(ctx, itemLock, arg.TableID, arg.Key, arg.Version)
 	var item []byte
 	err := row.Scan(&item)
 	return item, err
 }
 
 const itemPut = `-- name: ItemPut :one
-SELECT dynamopg.item_put($1::bigint, $2::jsonb, $3::int)::jsonb AS old
+SELECT dynamopg.item_put($1::bigint, $2::jsonb, $3::int,
+                         $4::bigint)::jsonb AS old
 `
 
 type ItemPutParams struct {
 	TableID int64
 	Item    []byte
 	Size    int32
+	Version pgtype.Int8
 }
 
 // ItemPut writes an item whole, unconditionally, in one statement; the item
 // it replaced (NULL: none).
 func (q *Queries) ItemPut(ctx context.Context, db DBTX, arg ItemPutParams) ([]byte, error) {
-	row := db.QueryRow(ctx, itemPut, arg.TableID, arg.Item, arg.Size)
+	row := db.QueryRow(ctx, itemPut,
+		arg.TableID,
+		arg.Item,
+		arg.Size,
+		arg.Version,
+	)
 	var old []byte
 	err := row.Scan(&old)
 	return old, err
@@ -149,18 +160,19 @@ func (q *Queries) ItemQuery(ctx context.Context, db DBTX, arg ItemQueryParams) (
 }
 
 const itemRemove = `-- name: ItemRemove :one
-SELECT dynamopg.item_remove($1::bigint, $2::jsonb)::jsonb AS old
+SELECT dynamopg.item_remove($1::bigint, $2::jsonb, $3::bigint)::jsonb AS old
 `
 
 type ItemRemoveParams struct {
 	TableID int64
 	Key     []byte
+	Version pgtype.Int8
 }
 
 // ItemRemove deletes an item by key unconditionally, in one statement; the
 // item it deleted (NULL: none).
 func (q *Queries) ItemRemove(ctx context.Context, db DBTX, arg ItemRemoveParams) ([]byte, error) {
-	row := db.QueryRow(ctx, itemRemove, arg.TableID, arg.Key)
+	row := db.QueryRow(ctx, itemRemove, arg.TableID, arg.Key, arg.Version)
 	var old []byte
 	err := row.Scan(&old)
 	return old, err

@@ -97,6 +97,7 @@ type DynamopgTable struct {
 	Status    string
 	Def       []byte
 	CreatedAt pgtype.Timestamptz
+	Version   int64
 }
 
 type DynamopgTxToken struct {

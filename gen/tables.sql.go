@@ -9,6 +9,17 @@ import (
 	"context"
 )
 
+const catalogListen = `-- name: CatalogListen :exec
+LISTEN dynamopg_catalog
+`
+
+// CatalogListen subscribes the session to the catalog's change notices
+// (dynamopg.tables_notify: one per changed table, its name as payload).
+func (q *Queries) CatalogListen(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, catalogListen)
+	return err
+}
+
 const indexIDNext = `-- name: IndexIDNext :one
 SELECT nextval('dynamopg.index_ids')::bigint AS id
 `
@@ -83,7 +94,7 @@ func (q *Queries) TableDeleteRow(ctx context.Context, db DBTX, arg TableDeleteRo
 }
 
 const tableGet = `-- name: TableGet :one
-SELECT def
+SELECT def, version
   FROM dynamopg.tables
  WHERE name = $1
 `
@@ -92,12 +103,17 @@ type TableGetParams struct {
 	Name string
 }
 
-// TableGet reads a table's catalog JSON by name.
-func (q *Queries) TableGet(ctx context.Context, db DBTX, arg TableGetParams) ([]byte, error) {
+type TableGetRow struct {
+	Def     []byte
+	Version int64
+}
+
+// TableGet reads a table's catalog JSON and its catalog version by name.
+func (q *Queries) TableGet(ctx context.Context, db DBTX, arg TableGetParams) (TableGetRow, error) {
 	row := db.QueryRow(ctx, tableGet, arg.Name)
-	var def []byte
-	err := row.Scan(&def)
-	return def, err
+	var i TableGetRow
+	err := row.Scan(&i.Def, &i.Version)
+	return i, err
 }
 
 const tableGetForUpdate = `-- name: TableGetForUpdate :one

@@ -3,8 +3,9 @@
 SELECT dynamopg.item_get(@table_id::bigint, @key::jsonb)::jsonb AS item;
 
 -- name: ItemLock :one
--- ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent).
-SELECT dynamopg.item_lock(@table_id::bigint, @key::jsonb)::jsonb AS item;
+-- ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent);
+-- a @version (the cached description's) other than the catalog's is DPG01.
+SELECT dynamopg.item_lock(@table_id::bigint, @key::jsonb, sqlc.narg('version')::bigint)::jsonb AS item;
 
 -- name: ItemInsert :one
 -- ItemInsert inserts an item unless its key exists; false on conflict.
@@ -17,12 +18,13 @@ SELECT dynamopg.item_replace(@table_id::bigint, @item::jsonb, @size::int)::boole
 -- name: ItemPut :one
 -- ItemPut writes an item whole, unconditionally, in one statement; the item
 -- it replaced (NULL: none).
-SELECT dynamopg.item_put(@table_id::bigint, @item::jsonb, @size::int)::jsonb AS old;
+SELECT dynamopg.item_put(@table_id::bigint, @item::jsonb, @size::int,
+                         sqlc.narg('version')::bigint)::jsonb AS old;
 
 -- name: ItemRemove :one
 -- ItemRemove deletes an item by key unconditionally, in one statement; the
 -- item it deleted (NULL: none).
-SELECT dynamopg.item_remove(@table_id::bigint, @key::jsonb)::jsonb AS old;
+SELECT dynamopg.item_remove(@table_id::bigint, @key::jsonb, sqlc.narg('version')::bigint)::jsonb AS old;
 
 -- name: ItemDelete :one
 -- ItemDelete deletes an item by key; false when it is absent.
@@ -44,7 +46,7 @@ SELECT s.item::jsonb AS item
 -- name: ItemLockMany :batchone
 -- ItemLockMany is ItemLock pipelined: ItemTransact locks its targets in one
 -- round trip, in the order it queues them.
-SELECT dynamopg.item_lock(@table_id::bigint, @key::jsonb)::jsonb AS item;
+SELECT dynamopg.item_lock(@table_id::bigint, @key::jsonb, sqlc.narg('version')::bigint)::jsonb AS item;
 
 -- name: ItemGetMany :batchone
 -- ItemGetMany is ItemGet pipelined: ItemGetMany reads its targets in one

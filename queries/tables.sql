@@ -12,8 +12,8 @@ INSERT INTO dynamopg.tables (id, name, status, def)
 VALUES (@id, @name, @status, @def);
 
 -- name: TableGet :one
--- TableGet reads a table's catalog JSON by name.
-SELECT def
+-- TableGet reads a table's catalog JSON and its catalog version by name.
+SELECT def, version
   FROM dynamopg.tables
  WHERE name = @name;
 
@@ -71,3 +71,8 @@ SELECT items::bigint AS items, bytes::bigint AS bytes
 -- name: LockTimeoutSet :exec
 -- LockTimeoutSet sets lock_timeout for the rest of the transaction.
 SELECT set_config('lock_timeout', @timeout::text, true);
+
+-- name: CatalogListen :exec
+-- CatalogListen subscribes the session to the catalog's change notices
+-- (dynamopg.tables_notify: one per changed table, its name as payload).
+LISTEN dynamopg_catalog;

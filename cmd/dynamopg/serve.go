@@ -46,6 +46,7 @@ func serve(ctx context.Context, args []string) error {
 	readHeaderTimeout := st.Duration("read-header-timeout", "DYNAMOPG_READ_HEADER_TIMEOUT", 10*time.Second, "time allowed to read a request's headers")
 	readTimeout := st.Duration("read-timeout", "DYNAMOPG_READ_TIMEOUT", time.Minute, "time allowed to read a whole request, body included (bounds slow clients)")
 	writeTimeout := st.Duration("write-timeout", "DYNAMOPG_WRITE_TIMEOUT", 2*time.Minute, "time allowed from the end of the request headers to the end of the response; keep it above --request-timeout")
+	pprofAddr := st.String("pprof", "DYNAMOPG_PPROF", "", "address of a separate listener serving net/http/pprof (e.g. 127.0.0.1:6060); empty for none")
 	idleTimeout := st.Duration("idle-timeout", "DYNAMOPG_IDLE_TIMEOUT", 5*time.Minute, "how long an idle keep-alive connection stays open")
 	fs.Usage = st.usage("serve", "Run the DynamoDB-compatible server.", [][2]string{
 		{"DYNAMOPG_CREDENTIALS", "with --auth sigv4: credentials as ACCESS_KEY_ID:SECRET,… (added to --credentials-file's)"},
@@ -148,6 +149,11 @@ func serve(ctx context.Context, args []string) error {
 	}
 	log.Info("dynamopg serving", "version", version, "listen", ln.Addr().String(), "scheme", scheme, "db", maskURL(*db), "auth", authDesc, "index_propagation", *propagation)
 
+	if *pprofAddr != "" {
+		if err := servePprof(ctx, *pprofAddr, log); err != nil {
+			return err
+		}
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	select {

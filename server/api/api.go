@@ -100,7 +100,7 @@ func (a *API) Call(ctx context.Context, op string, r *Request) (any, error) {
 	}
 	resolved := *r
 	resolved.Body = resolveTableARN(op, r.Body)
-	return h(ctx, &resolved)
+	return a.callWithTables(ctx, h, &resolved)
 }
 
 // decode unmarshals a request body, translating decoding failures into the
@@ -166,6 +166,8 @@ func storeErr(err error, what string) error {
 		return apiErr
 	case errors.Is(err, store.ErrTableNotFound):
 		return ResourceNotFoundError()
+	case errors.Is(err, store.ErrStaleTable):
+		return store.ErrStaleTable // Call runs the request again
 	case errors.Is(err, store.ErrConflict):
 		return newErr(nsDynamo, "TransactionConflictException", 400, "Transaction is ongoing for the item")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

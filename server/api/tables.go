@@ -9,19 +9,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// tableFor loads a table an item operation can use: missing and not-ACTIVE
-// tables are both "not found", as the service reports them.
-func (a *API) tableFor(ctx context.Context, name string) (*store.Table, error) {
-	t, err := a.store.TableGet(ctx, name)
-	if err != nil {
-		return nil, storeErr(err, "table get")
-	}
-	if t.Status == store.StatusCreating || t.Status == store.StatusDeleting {
-		return nil, ResourceNotFoundError()
-	}
-	return t, nil
-}
-
 func (a *API) describeTable(ctx context.Context, r *Request) (any, error) {
 	name, err := tableNameOnly(r.Body)
 	if err != nil {

@@ -22,7 +22,24 @@ var (
 	// ErrConflict: the operation lost a race it cannot retry by itself
 	// (a deadlock or serialization failure that persisted through retries).
 	ErrConflict = errors.New("store: conflict")
+	// ErrStaleTable: an item write was handed a description (Table.Version)
+	// that the catalog has since changed; nothing was written. The caller
+	// validates the request again on a fresh description (TableCache).
+	ErrStaleTable = errors.New("store: table description out of date")
 )
+
+// TableCache is implemented by a store that keeps table descriptions in
+// memory for item operations (pgstore).
+type TableCache interface {
+	// TableGetCached is TableGet for an item operation: the description may
+	// come from memory, and it carries a Version, so that an item write
+	// given it fails with ErrStaleTable, writing nothing, once the catalog
+	// has changed. cached reports that it came from memory. The caller must
+	// not modify it.
+	TableGetCached(ctx context.Context, name string) (t *Table, cached bool, err error)
+	// TableForget drops name's description from memory.
+	TableForget(name string)
+}
 
 // Store is everything the API needs from a database. Every method is safe for
 // concurrent use; all of them take the caller's context.

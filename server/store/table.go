@@ -34,7 +34,12 @@ type KeyAttr struct {
 // the columns they need to find it; fields added later need no migration.
 type Table struct {
 	// ID is assigned by the store at TableCreate and names the table's storage.
-	ID        int64     `json:"id"`
+	ID int64 `json:"id"`
+	// Version is the catalog version the description was read at, where the
+	// store keeps one (PostgreSQL; 0 otherwise). Item writes given a
+	// description with a Version refuse it with ErrStaleTable once the
+	// catalog has moved on.
+	Version   int64     `json:"-"`
 	Name      string    `json:"name"`
 	TableID   string    `json:"tableId"` // the UUID DescribeTable shows
 	Status    string    `json:"status"`

@@ -8,6 +8,12 @@
 -- test comes before the lock, so a DELETING row is not locked (and the drop's
 -- wait for writers in flight is not prolonged by writers that bounce off).
 --
+-- p_version, when not NULL, is the catalog version (dynamopg.tables.version)
+-- of the description the caller validated the request against, from its
+-- table cache; a different version raises SQLSTATE DPG01 (pgstore's
+-- ErrStaleTable): the request is validated again on the current description
+-- and rerun. Nothing was written: the exception ends the statement.
+--
 -- With p_lock it first takes ROW SHARE on dynamopg.tables in a statement of
 -- its own (the lock FOR KEY SHARE takes anyway, so nothing new conflicts),
 -- so that the snapshot of the SELECT below is taken after this writer holds
@@ -16,25 +22,75 @@
 -- snapshot taken after the barrier started (docs/index-build.md). Without
 -- the separate statement, PostgreSQL takes a statement's snapshot before it
 -- locks the statement's relations.
-CREATE OR REPLACE FUNCTION dynamopg.table_def(p_table bigint, p_lock boolean)
+DROP FUNCTION IF EXISTS dynamopg.table_def(bigint, boolean);
+CREATE OR REPLACE FUNCTION dynamopg.table_def(p_table bigint, p_lock boolean,
+                                              p_version bigint DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_def jsonb;
+    v_def     jsonb;
+    v_version bigint;
 BEGIN
     IF p_lock THEN
         LOCK TABLE dynamopg.tables IN ROW SHARE MODE;
-        SELECT t.def INTO v_def FROM dynamopg.tables t
+        SELECT t.def, t.version INTO v_def, v_version FROM dynamopg.tables t
          WHERE t.id = p_table AND t.status <> 'DELETING' FOR KEY SHARE;
     ELSE
-        SELECT t.def INTO v_def FROM dynamopg.tables t
+        SELECT t.def, t.version INTO v_def, v_version FROM dynamopg.tables t
          WHERE t.id = p_table AND t.status <> 'DELETING';
     END IF;
     IF v_def IS NULL THEN
         RAISE EXCEPTION 'dynamopg: table % not found (or DELETING)', p_table
             USING ERRCODE = 'undefined_table';
     END IF;
+    IF p_version IS NOT NULL AND p_version <> v_version THEN
+        RAISE EXCEPTION 'dynamopg: table % is at catalog version %, not %', p_table, v_version, p_version
+            USING ERRCODE = 'DPG01';
+    END IF;
     RETURN v_def;
+END;
+$$;
+
+-- tables_version counts the changes of a catalog row: a new description or
+-- status is a new version (a trigger, so that every writer of the catalog,
+-- Go or PL/pgSQL, counts).
+CREATE OR REPLACE FUNCTION dynamopg.tables_version()
+RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.def IS DISTINCT FROM OLD.def OR NEW.status IS DISTINCT FROM OLD.status THEN
+        NEW.version := OLD.version + 1;
+    END IF;
+    RETURN NEW;
+END;
+$$;
+
+-- tables_notify announces a changed, added or removed catalog row on channel
+-- dynamopg_catalog with the table's name: every server process drops its
+-- cached description (pgstore's table cache). Delivered at commit.
+CREATE OR REPLACE FUNCTION dynamopg.tables_notify()
+RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('dynamopg_catalog', CASE WHEN TG_OP = 'DELETE' THEN OLD.name ELSE NEW.name END);
+    RETURN NULL;
+END;
+$$;
+
+-- The triggers are created once, not replaced on every install: DROP TRIGGER
+-- would lock dynamopg.tables against every item write of a serving process.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'dynamopg.tables'::regclass
+                                              AND tgname = 'tables_version') THEN
+        CREATE TRIGGER tables_version BEFORE UPDATE ON dynamopg.tables
+            FOR EACH ROW EXECUTE FUNCTION dynamopg.tables_version();
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'dynamopg.tables'::regclass
+                                              AND tgname = 'tables_notify') THEN
+        CREATE TRIGGER tables_notify AFTER INSERT OR UPDATE OR DELETE ON dynamopg.tables
+            FOR EACH ROW EXECUTE FUNCTION dynamopg.tables_notify();
+    END IF;
 END;
 $$;
 

@@ -10,6 +10,10 @@
 DROP FUNCTION IF EXISTS dynamopg.index_rows_write(jsonb, jsonb, jsonb, boolean);
 -- item_delete gained p_ttl (a call without it still resolves, to the default).
 DROP FUNCTION IF EXISTS dynamopg.item_delete(bigint, jsonb);
+-- item_lock, item_put and item_remove gained p_version (table_def).
+DROP FUNCTION IF EXISTS dynamopg.item_lock(bigint, jsonb);
+DROP FUNCTION IF EXISTS dynamopg.item_put(bigint, jsonb, int);
+DROP FUNCTION IF EXISTS dynamopg.item_remove(bigint, jsonb);
 
 -- item_get returns the item with the key attributes of p_key, or NULL.
 CREATE OR REPLACE FUNCTION dynamopg.item_get(p_table bigint, p_key jsonb)
@@ -42,11 +46,13 @@ END;
 $$;
 
 -- item_lock returns the item with the key of p_key locked FOR UPDATE, or
--- NULL (nothing locked) when absent; it also locks the catalog row.
-CREATE OR REPLACE FUNCTION dynamopg.item_lock(p_table bigint, p_key jsonb)
+-- NULL (nothing locked) when absent; it also locks the catalog row. A
+-- p_version other than the catalog's raises DPG01 (table_def).
+CREATE OR REPLACE FUNCTION dynamopg.item_lock(p_table bigint, p_key jsonb,
+                                             p_version bigint DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE sql AS $$
-    SELECT dynamopg.item_lock_def(dynamopg.table_def(p_table, true), p_key)
+    SELECT dynamopg.item_lock_def(dynamopg.table_def(p_table, true, p_version), p_key)
 $$;
 
 -- index_rows_write keeps the sync indexes (p_async false: writers) or the
@@ -206,11 +212,13 @@ $$;
 -- stream work of item_replace and item_insert, and returns the item it
 -- replaced (NULL: none). An insert that loses to a concurrent inserter
 -- locks the winner's row and replaces it, as ItemWrite's retry would.
-CREATE OR REPLACE FUNCTION dynamopg.item_put(p_table bigint, p_item jsonb, p_size int)
+-- A p_version other than the catalog's raises DPG01 (table_def).
+CREATE OR REPLACE FUNCTION dynamopg.item_put(p_table bigint, p_item jsonb, p_size int,
+                                            p_version bigint DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_def jsonb := dynamopg.table_def(p_table, true);
+    v_def jsonb := dynamopg.table_def(p_table, true, p_version);
     v_old jsonb;
 BEGIN
     LOOP
@@ -228,12 +236,14 @@ $$;
 
 -- item_remove deletes an item unconditionally in the caller's statement
 -- (one round trip for a DeleteItem without a condition), with the work of
--- item_delete, and returns the item it deleted (NULL: none).
-CREATE OR REPLACE FUNCTION dynamopg.item_remove(p_table bigint, p_key jsonb)
+-- item_delete, and returns the item it deleted (NULL: none). A p_version
+-- other than the catalog's raises DPG01 (table_def).
+CREATE OR REPLACE FUNCTION dynamopg.item_remove(p_table bigint, p_key jsonb,
+                                               p_version bigint DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_def jsonb := dynamopg.table_def(p_table, true);
+    v_def jsonb := dynamopg.table_def(p_table, true, p_version);
     v_old jsonb := dynamopg.item_lock_def(v_def, p_key);
 BEGIN
     IF v_old IS NOT NULL THEN

@@ -17,6 +17,7 @@ const (
 	codeDeadlock         = "40P01"
 	codeSerialization    = "40001"
 	codeLockNotAvailable = "55P03" // lock_timeout
+	codeStaleTable       = "DPG01" // table_def: the caller's catalog version is out of date
 )
 
 // catalogNameKey is the unique constraint on dynamopg.tables(name).
@@ -38,6 +39,8 @@ func interpretError(err error) error {
 			return store.ErrTableExists
 		case pgErr.Code == codeLockNotAvailable:
 			return store.ErrConflict
+		case pgErr.Code == codeStaleTable:
+			return store.ErrStaleTable
 		}
 	}
 	return err
@@ -58,7 +61,7 @@ func wrap(op string, err error) error {
 	}
 	e := interpretError(err)
 	switch e {
-	case store.ErrTableNotFound, store.ErrTableExists, store.ErrConflict:
+	case store.ErrTableNotFound, store.ErrTableExists, store.ErrConflict, store.ErrStaleTable:
 		return e
 	}
 	return fmt.Errorf("pgstore: %s: %w", op, e)

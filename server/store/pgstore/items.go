@@ -78,7 +78,7 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 
-	raw, err := s.q.ItemLock(ctx, tx, gen.ItemLockParams{TableID: t.ID, Key: keyJSON})
+	raw, err := s.q.ItemLock(ctx, tx, gen.ItemLockParams{TableID: t.ID, Key: keyJSON, Version: version(t)})
 	if err != nil {
 		return nil, retryable(err), wrap("item write", err)
 	}

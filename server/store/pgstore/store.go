@@ -75,6 +75,12 @@ type Store struct {
 
 	// The stream trim loop and the TTL sweeper (stream.go); Close stops them.
 	streamLoops streamLoops
+
+	// The table cache and its catalog listener (tablecache.go); Close stops
+	// the listener.
+	tables       tableCache
+	stopListener context.CancelFunc
+	listener     sync.WaitGroup
 }
 
 var _ store.Store = (*Store)(nil)
@@ -124,6 +130,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		s.startRecovery(opts.RecoveryInterval)
 	}
 	s.startStreamLoops(opts.TTLInterval)
+	s.startCatalogListener(cfg.ConnConfig)
 	return s, nil
 }
 
@@ -155,6 +162,10 @@ func (s *Store) Ping(ctx context.Context) error {
 // The index builds stop first: their indexes stay CREATING, due at once for
 // the recovery worker of this or another process.
 func (s *Store) Close() {
+	if s.stopListener != nil {
+		s.stopListener()
+		s.listener.Wait()
+	}
 	s.builds.stop()
 	s.stopStreamLoops()
 	if s.stopSweeper != nil {

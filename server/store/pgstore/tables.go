@@ -50,13 +50,25 @@ func (s *Store) TableCreate(ctx context.Context, t *store.Table) error {
 	return nil
 }
 
-// TableGet reads a table's description by name.
+// TableGet reads a table's description by name. Its Version is left 0:
+// writes given it are not checked against the catalog's version (the table
+// cache's descriptions are, TableGetCached).
 func (s *Store) TableGet(ctx context.Context, name string) (*store.Table, error) {
-	def, err := s.q.TableGet(ctx, s.pool, gen.TableGetParams{Name: name})
+	t, _, err := s.tableGetVersion(ctx, name)
+	return t, err
+}
+
+// tableGetVersion reads a table's description and its catalog version.
+func (s *Store) tableGetVersion(ctx context.Context, name string) (*store.Table, int64, error) {
+	row, err := s.q.TableGet(ctx, s.pool, gen.TableGetParams{Name: name})
 	if err != nil {
-		return nil, wrap("table get", err)
+		return nil, 0, wrap("table get", err)
 	}
-	return decodeTable(def)
+	t, err := decodeTable(row.Def)
+	if err != nil {
+		return nil, 0, err
+	}
+	return t, row.Version, nil
 }
 
 // TableList returns up to limit table names in byte order after `after`.
@@ -94,6 +106,7 @@ func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.T
 			return nil, fnErr
 		}
 		if err == nil {
+			s.tables.forget(name)
 			s.dropIndexesDeferred(name, removed)
 			return t, nil
 		}
@@ -197,6 +210,7 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 		var deleting bool
 		t, deleting, err = s.tableMarkDeleting(ctx, name)
 		if err == nil {
+			s.tables.forget(name)
 			if deleting {
 				return nil, store.ErrTableNotFound // the sweeper finishes it
 			}

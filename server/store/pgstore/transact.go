@@ -122,7 +122,7 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 func (s *Store) lockMany(ctx context.Context, tx pgx.Tx, order []txTarget) ([]attr.Item, error) {
 	params := make([]gen.ItemLockManyParams, len(order))
 	for i, o := range order {
-		params[i] = gen.ItemLockManyParams{TableID: o.t.ID, Key: o.key}
+		params[i] = gen.ItemLockManyParams{TableID: o.t.ID, Key: o.key, Version: version(o.t)}
 	}
 	raws := make([][]byte, len(order))
 	var first error

@@ -1,0 +1,98 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// Item operations read their tables through the store's table cache when it
+// has one (store.TableCache). A description from the cache can be out of
+// date for as long as the change takes to be announced: an item write then
+// fails with store.ErrStaleTable before writing, and a read of a table or
+// index that has since gone fails with ResourceNotFoundException or
+// ValidationException. Call answers each of these by dropping the tables the
+// request read from the cache and running it once more on fresh
+// descriptions.
+
+// staleReruns bounds the reruns of one request (each one follows a catalog
+// change that landed during the previous run).
+const staleReruns = 3
+
+// tableUse records the tables one run of a request read from the cache.
+type tableUse struct {
+	mu     sync.Mutex
+	names  []string
+	cached bool // one of them came from memory, not from the catalog
+}
+
+type tableUseKey struct{}
+
+func (u *tableUse) add(name string, cached bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.names = append(u.names, name)
+	u.cached = u.cached || cached
+}
+
+// tableFor loads a table an item operation can use: missing and not-ACTIVE
+// tables are ResourceNotFoundException.
+func (a *API) tableFor(ctx context.Context, name string) (*store.Table, error) {
+	var t *store.Table
+	var err error
+	if c, ok := a.store.(store.TableCache); ok {
+		u, _ := ctx.Value(tableUseKey{}).(*tableUse)
+		var hit bool
+		t, hit, err = c.TableGetCached(ctx, name)
+		if u != nil && err == nil {
+			u.add(name, hit)
+		}
+	} else {
+		t, err = a.store.TableGet(ctx, name)
+	}
+	if err != nil {
+		return nil, storeErr(err, "table get")
+	}
+	if t.Status == store.StatusCreating || t.Status == store.StatusDeleting {
+		return nil, ResourceNotFoundError()
+	}
+	return t, nil
+}
+
+// callWithTables runs h, and runs it again (at most staleReruns times) when
+// it failed in a way an out-of-date cached description explains.
+func (a *API) callWithTables(ctx context.Context, h handler, r *Request) (any, error) {
+	c, ok := a.store.(store.TableCache)
+	if !ok {
+		return h(ctx, r)
+	}
+	for run := 0; ; run++ {
+		u := &tableUse{}
+		out, err := h(context.WithValue(ctx, tableUseKey{}, u), r)
+		if err == nil || run == staleReruns || !staleExplains(err, u) {
+			return out, err
+		}
+		for _, n := range u.names {
+			c.TableForget(n)
+		}
+		a.log.DebugContext(ctx, "request ran on an out-of-date table description; running it again", "tables", u.names, "err", err)
+	}
+}
+
+// staleExplains reports whether err may come from a cached description
+// that is out of date.
+func staleExplains(err error, u *tableUse) bool {
+	if errors.Is(err, store.ErrStaleTable) {
+		return true
+	}
+	u.mu.Lock()
+	cached := u.cached
+	u.mu.Unlock()
+	var e *Error
+	if !cached || !errors.As(err, &e) {
+		return false
+	}
+	return e.Name() == "ResourceNotFoundException" || e.Name() == "ValidationException"
+}

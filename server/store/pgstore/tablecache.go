@@ -1,0 +1,149 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamopg/dynamopg/server/store"
+)
+
+// The table cache keeps the descriptions item operations read
+// (TableGetCached), so that a GetItem or PutItem is one round trip, not a
+// catalog read and then the item's statement. Two things keep it honest:
+//
+//   - Every description carries its catalog version (dynamopg.tables.version,
+//     bumped by a trigger on every change), and item writes pass it to
+//     table_def, which refuses a version that is no longer current
+//     (store.ErrStaleTable, before anything is written). The API then drops
+//     the entry and runs the request again on a fresh description. So a write
+//     is never validated against an out-of-date description.
+//   - The same trigger NOTIFYs dynamopg_catalog with the table's name at
+//     commit; a listener connection of this process drops the entry. The
+//     cache serves only while that listener is connected: while it is not,
+//     every call reads the catalog.
+//
+// Reads are not version-checked: a read served from an entry that a change
+// in another process has just made out of date (its NOTIFY not yet here)
+// reads the storage the entry names, or fails with ErrTableNotFound when it
+// is gone, which the API answers by reading the catalog again.
+
+// CatalogApplicationName is the application_name of the listener's connection.
+const CatalogApplicationName = "dynamopg-catalog"
+
+// tableCache is the descriptions by table name. epoch counts invalidations,
+// so that a description read from the catalog is not stored when the table
+// changed (or the listener reconnected) while it was being read.
+type tableCache struct {
+	mu      sync.Mutex
+	live    bool
+	epoch   uint64
+	entries map[string]*store.Table
+}
+
+// lookup returns name's description, and otherwise the epoch a load must
+// pass to store.
+func (c *tableCache) lookup(name string) (*store.Table, uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[name], c.epoch
+}
+
+// store keeps t as name's description unless the cache was invalidated
+// since epoch or the listener is not connected.
+func (c *tableCache) store(name string, t *store.Table, epoch uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.live && c.epoch == epoch {
+		if c.entries == nil {
+			c.entries = map[string]*store.Table{}
+		}
+		c.entries[name] = t
+	}
+}
+
+// forget drops name's description.
+func (c *tableCache) forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	delete(c.entries, name)
+}
+
+// setLive empties the cache and makes it serve (the listener is LISTENing)
+// or not (it lost its connection).
+func (c *tableCache) setLive(live bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	c.live = live
+	c.entries = nil
+}
+
+var _ store.TableCache = (*Store)(nil)
+
+// TableGetCached returns a table's description for an item operation, from
+// the cache when it holds it (cached), with its catalog version set. The
+// caller must not modify it.
+func (s *Store) TableGetCached(ctx context.Context, name string) (t *store.Table, cached bool, err error) {
+	t, epoch := s.tables.lookup(name)
+	if t != nil {
+		return t, true, nil
+	}
+	t, version, err := s.tableGetVersion(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
+	t.Version = version
+	s.tables.store(name, t, epoch)
+	return t, false, nil
+}
+
+// TableForget drops name's description from the cache.
+func (s *Store) TableForget(name string) { s.tables.forget(name) }
+
+// startCatalogListener runs the cache's listener until Close.
+func (s *Store) startCatalogListener(cfg *pgx.ConnConfig) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopListener = cancel
+	s.listener.Go(func() {
+		for ctx.Err() == nil {
+			err := s.catalogSession(ctx, cfg)
+			s.tables.setLive(false)
+			if ctx.Err() != nil {
+				return
+			}
+			s.log.WarnContext(ctx, "catalog listener: connection lost, table cache off until it reconnects", "err", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(reconnectDelay):
+			}
+		}
+	})
+}
+
+// catalogSession connects, LISTENs and drops the cache entry of each table
+// announced until ctx ends or the connection fails.
+func (s *Store) catalogSession(ctx context.Context, cfg *pgx.ConnConfig) error {
+	cc := cfg.Copy()
+	cc.RuntimeParams["application_name"] = CatalogApplicationName
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return fmt.Errorf("pgstore: catalog listener: connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := s.q.CatalogListen(ctx, conn); err != nil {
+		return fmt.Errorf("pgstore: catalog listener: listen: %w", err)
+	}
+	s.tables.setLive(true)
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return fmt.Errorf("pgstore: catalog listener: %w", err)
+		}
+		s.tables.forget(n.Payload)
+	}
+}
