@@ -4,7 +4,9 @@
 -- (and locked FOR KEY SHARE) inside the caller's transaction. Writes keep
 -- the sync indexes in their transaction and enqueue the item for the async
 -- ones (queue_enqueue, queue.sql), and record the change in the table's
--- stream when it is enabled (stream_write, stream.sql).
+-- stream when it is enabled (stream_write, stream.sql). A definition with
+-- no "indexes" key (none) or no stream option skips those calls: a plain
+-- key test is far cheaper than the calls that would find nothing to do.
 
 -- index_rows_write gained p_async (which indexes to maintain).
 DROP FUNCTION IF EXISTS dynamopg.index_rows_write(jsonb, jsonb, jsonb, boolean);
@@ -118,9 +120,13 @@ BEGIN
     IF v_n = 0 THEN
         RETURN false;
     END IF;
-    PERFORM dynamopg.index_rows_write(p_def, p_item, p_item, true, false);
-    PERFORM dynamopg.queue_enqueue(p_def, p_item);
-    PERFORM dynamopg.stream_write(p_def, NULL, p_item, false);
+    IF p_def ? 'indexes' THEN
+        PERFORM dynamopg.index_rows_write(p_def, p_item, p_item, true, false);
+        PERFORM dynamopg.queue_enqueue(p_def, p_item);
+    END IF;
+    IF p_def->'options' ? 'stream' THEN
+        PERFORM dynamopg.stream_write(p_def, NULL, p_item, false);
+    END IF;
     RETURN true;
 END;
 $$;
@@ -140,7 +146,7 @@ RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
     v_n      bigint;
-    v_stream boolean := dynamopg.stream_enabled(p_def);
+    v_stream boolean := p_def->'options' ? 'stream' AND dynamopg.stream_enabled(p_def);
     v_old    jsonb;
 BEGIN
     IF v_stream THEN
@@ -156,8 +162,10 @@ BEGIN
     IF v_n = 0 THEN
         RETURN false;
     END IF;
-    PERFORM dynamopg.index_rows_write(p_def, p_item, p_item, false, false);
-    PERFORM dynamopg.queue_enqueue(p_def, p_item);
+    IF p_def ? 'indexes' THEN
+        PERFORM dynamopg.index_rows_write(p_def, p_item, p_item, false, false);
+        PERFORM dynamopg.queue_enqueue(p_def, p_item);
+    END IF;
     IF v_stream THEN
         PERFORM dynamopg.stream_write(p_def, v_old, p_item, false);
     END IF;
@@ -188,9 +196,13 @@ BEGIN
     IF v_n = 0 THEN
         RETURN false;
     END IF;
-    PERFORM dynamopg.index_rows_write(p_def, p_key, NULL, false, false);
-    PERFORM dynamopg.queue_enqueue(p_def, p_key);
-    PERFORM dynamopg.stream_write(p_def, v_old, NULL, p_ttl);
+    IF p_def ? 'indexes' THEN
+        PERFORM dynamopg.index_rows_write(p_def, p_key, NULL, false, false);
+        PERFORM dynamopg.queue_enqueue(p_def, p_key);
+    END IF;
+    IF p_def->'options' ? 'stream' THEN
+        PERFORM dynamopg.stream_write(p_def, v_old, NULL, p_ttl);
+    END IF;
     RETURN true;
 END;
 $$;
