@@ -46,6 +46,22 @@ func (q *Queries) ItemGet(ctx context.Context, db DBTX, arg ItemGetParams) ([]by
 	return item, err
 }
 
+const itemGetSQL = `-- name: ItemGetSQL :one
+SELECT dynamopg.item_get_sql(dynamopg.table_def($1::bigint, false))::text AS stmt
+`
+
+type ItemGetSQLParams struct {
+	TableID int64
+}
+
+// ItemGetSQL is the statement text ItemGet prepares for a table.
+func (q *Queries) ItemGetSQL(ctx context.Context, db DBTX, arg ItemGetSQLParams) (string, error) {
+	row := db.QueryRow(ctx, itemGetSQL, arg.TableID)
+	var stmt string
+	err := row.Scan(&stmt)
+	return stmt, err
+}
+
 const itemInsert = `-- name: ItemInsert :one
 SELECT dynamopg.item_insert($1::bigint, $2::jsonb, $3::int)::boolean AS inserted
 `

@@ -2,6 +2,10 @@
 -- ItemGet reads one item by key (NULL when absent).
 SELECT dynamopg.item_get(@table_id::bigint, @key::jsonb)::jsonb AS item;
 
+-- name: ItemGetSQL :one
+-- ItemGetSQL is the statement text ItemGet prepares for a table.
+SELECT dynamopg.item_get_sql(dynamopg.table_def(@table_id::bigint, false))::text AS stmt;
+
 -- name: ItemLock :one
 -- ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent);
 -- a @version (the cached description's) other than the catalog's is DPG01.

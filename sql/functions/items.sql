@@ -17,6 +17,22 @@ DROP FUNCTION IF EXISTS dynamopg.item_lock(bigint, jsonb);
 DROP FUNCTION IF EXISTS dynamopg.item_put(bigint, jsonb, int);
 DROP FUNCTION IF EXISTS dynamopg.item_remove(bigint, jsonb);
 
+-- item_get_sql is the text of a statement reading one item of table p_def by
+-- key: $1 is the key (jsonb, wire form), the one row it returns holds the
+-- item (NULL: absent), and no row means the table is gone or DELETING.
+-- pgstore's ItemGet runs it as a prepared statement (planned once per table
+-- and connection, where item_get plans its EXECUTE on every call); the
+-- text depends only on the table's id and key schema, which never change.
+CREATE OR REPLACE FUNCTION dynamopg.item_get_sql(p_def jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('SELECT (SELECT d.item FROM dynamopg_data.%I d WHERE %s) AS item '
+                  'FROM dynamopg.tables t WHERE t.id = %s AND t.status <> ''DELETING''',
+                  't_' || (p_def->>'id'),
+                  dynamopg.key_where_sql(p_def, '$1::jsonb'),
+                  (p_def->>'id')::bigint)
+$$;
+
 -- item_get returns the item with the key attributes of p_key, or NULL.
 CREATE OR REPLACE FUNCTION dynamopg.item_get(p_table bigint, p_key jsonb)
 RETURNS jsonb

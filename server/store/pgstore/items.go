@@ -17,13 +17,32 @@ import (
 // deadlocks and serialization failures are retried, then ErrConflict.
 const writeAttempts = 10
 
-// ItemGet returns the item with the given key, or nil.
+// ItemGet returns the item with the given key, or nil. It runs the table's
+// dynamopg.item_get_sql statement, which pgx prepares once per connection.
 func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
-	raw, err := s.q.ItemGet(ctx, s.pool, gen.ItemGetParams{TableID: t.ID, Key: encodeItem(key)})
+	stmt, err := s.itemGetStmt(ctx, t.ID)
 	if err != nil {
-		return nil, wrap("item get", err)
+		return nil, err
+	}
+	var raw []byte
+	if err := s.pool.QueryRow(ctx, stmt, encodeItem(key)).Scan(&raw); err != nil {
+		return nil, wrap("item get", err) // no row: the table is gone (ErrTableNotFound)
 	}
 	return decodeItem(raw)
+}
+
+// itemGetStmt returns table id's item_get_sql text, read once per table:
+// it depends only on the table's id and key schema.
+func (s *Store) itemGetStmt(ctx context.Context, id int64) (string, error) {
+	if v, ok := s.getStmts.Load(id); ok {
+		return v.(string), nil
+	}
+	stmt, err := s.q.ItemGetSQL(ctx, s.pool, gen.ItemGetSQLParams{TableID: id})
+	if err != nil {
+		return "", wrap("item get", err)
+	}
+	s.getStmts.Store(id, stmt)
+	return stmt, nil
 }
 
 // ItemWrite changes one item in a transaction: it locks and reads the row

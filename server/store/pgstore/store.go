@@ -81,6 +81,9 @@ type Store struct {
 	tables       tableCache
 	stopListener context.CancelFunc
 	listener     sync.WaitGroup
+
+	// getStmts is ItemGet's statement text by table id (items.go).
+	getStmts sync.Map
 }
 
 var _ store.Store = (*Store)(nil)
