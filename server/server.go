@@ -216,12 +216,16 @@ func (s *Server) handle(c echo.Context) (err error) {
 		}
 		return s.fail(c, cl, s.fault(ctx, req.Context(), err), err)
 	}
-	data, err := json.Marshal(out)
+	buf := getResponseBuffer()
+	data, err := appendResponse(*buf, out)
 	if err != nil {
+		putResponseBuffer(buf, data)
 		return s.fail(c, cl, api.InternalServerError(), err)
 	}
 	s.done(cl, http.StatusOK, "", nil)
-	return writeJSON(c, http.StatusOK, data)
+	err = writeJSON(c, http.StatusOK, data)
+	putResponseBuffer(buf, data)
+	return err
 }
 
 // acquireSlot waits for an in-flight slot for at most QueueTimeout.
