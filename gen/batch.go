@@ -17,7 +17,7 @@ var (
 	ErrBatchAlreadyClosed = errors.New("batch already closed")
 )
 
-const itemGetMany = `-- name: ItemGetMany :batchone
+const ItemGetMany = `-- name: ItemGetMany :batchone
 SELECT dynamopg.item_get($1::bigint, $2::jsonb)::jsonb AS item
 `
 
@@ -41,7 +41,7 @@ func (q *Queries) ItemGetMany(ctx context.Context, db DBTX, arg []ItemGetManyPar
 			a.TableID,
 			a.Key,
 		}
-		batch.Queue(itemGetMany, vals...)
+		batch.Queue(ItemGetMany, vals...)
 	}
 	br := db.SendBatch(ctx, batch)
 	return &ItemGetManyBatchResults{br, len(arg), false}
@@ -70,7 +70,7 @@ func (b *ItemGetManyBatchResults) Close() error {
 	return b.br.Close()
 }
 
-const itemLockMany = `-- name: ItemLockMany :batchone
+const ItemLockMany = `-- name: ItemLockMany :batchone
 SELECT dynamopg.item_lock($1::bigint, $2::jsonb, $3::bigint)::jsonb AS item
 `
 
@@ -96,7 +96,7 @@ func (q *Queries) ItemLockMany(ctx context.Context, db DBTX, arg []ItemLockManyP
 			a.Key,
 			a.Version,
 		}
-		batch.Queue(itemLockMany, vals...)
+		batch.Queue(ItemLockMany, vals...)
 	}
 	br := db.SendBatch(ctx, batch)
 	return &ItemLockManyBatchResults{br, len(arg), false}

@@ -9,7 +9,7 @@ import (
 	"context"
 )
 
-const buildActivate = `-- name: BuildActivate :one
+const BuildActivate = `-- name: BuildActivate :one
 SELECT dynamopg.index_build_activate($1::bigint, $2::bigint)::boolean AS activated
 `
 
@@ -20,13 +20,13 @@ type BuildActivateParams struct {
 
 // BuildActivate flips the index to ACTIVE if it is still CREATING.
 func (q *Queries) BuildActivate(ctx context.Context, db DBTX, arg BuildActivateParams) (bool, error) {
-	row := db.QueryRow(ctx, buildActivate, arg.TableID, arg.IndexID)
+	row := db.QueryRow(ctx, BuildActivate, arg.TableID, arg.IndexID)
 	var activated bool
 	err := row.Scan(&activated)
 	return activated, err
 }
 
-const buildBackfilling = `-- name: BuildBackfilling :one
+const BuildBackfilling = `-- name: BuildBackfilling :one
 SELECT dynamopg.index_build_backfilling($1::bigint, $2::bigint)::boolean AS building
 `
 
@@ -37,13 +37,13 @@ type BuildBackfillingParams struct {
 
 // BuildBackfilling sets Backfilling in the catalog; false when the index is not CREATING.
 func (q *Queries) BuildBackfilling(ctx context.Context, db DBTX, arg BuildBackfillingParams) (bool, error) {
-	row := db.QueryRow(ctx, buildBackfilling, arg.TableID, arg.IndexID)
+	row := db.QueryRow(ctx, BuildBackfilling, arg.TableID, arg.IndexID)
 	var building bool
 	err := row.Scan(&building)
 	return building, err
 }
 
-const buildBarrierDone = `-- name: BuildBarrierDone :exec
+const BuildBarrierDone = `-- name: BuildBarrierDone :exec
 SELECT dynamopg.index_build_barrier_done($1::bigint, $2::int)
 `
 
@@ -54,11 +54,11 @@ type BuildBarrierDoneParams struct {
 
 // BuildBarrierDone records the barrier's wait of a build attempt.
 func (q *Queries) BuildBarrierDone(ctx context.Context, db DBTX, arg BuildBarrierDoneParams) error {
-	_, err := db.Exec(ctx, buildBarrierDone, arg.IndexID, arg.Ms)
+	_, err := db.Exec(ctx, BuildBarrierDone, arg.IndexID, arg.Ms)
 	return err
 }
 
-const buildBarrierTimeout = `-- name: BuildBarrierTimeout :exec
+const BuildBarrierTimeout = `-- name: BuildBarrierTimeout :exec
 SELECT dynamopg.index_build_barrier_timeout($1::bigint, $2::int)
 `
 
@@ -69,11 +69,11 @@ type BuildBarrierTimeoutParams struct {
 
 // BuildBarrierTimeout counts a barrier that exceeded build_barrier_wait_ms.
 func (q *Queries) BuildBarrierTimeout(ctx context.Context, db DBTX, arg BuildBarrierTimeoutParams) error {
-	_, err := db.Exec(ctx, buildBarrierTimeout, arg.IndexID, arg.Ms)
+	_, err := db.Exec(ctx, BuildBarrierTimeout, arg.IndexID, arg.Ms)
 	return err
 }
 
-const buildClaim = `-- name: BuildClaim :one
+const BuildClaim = `-- name: BuildClaim :one
 SELECT c.gone::boolean AS gone, c.resume_key::jsonb AS resume_key, c.rows_done::bigint AS rows_done
   FROM dynamopg.index_build_claim($1::bigint, $2::bigint, $3::text) AS c
 `
@@ -92,13 +92,13 @@ type BuildClaimRow struct {
 
 // BuildClaim starts a build attempt (phase barrier) and returns where to resume.
 func (q *Queries) BuildClaim(ctx context.Context, db DBTX, arg BuildClaimParams) (BuildClaimRow, error) {
-	row := db.QueryRow(ctx, buildClaim, arg.TableID, arg.IndexID, arg.Owner)
+	row := db.QueryRow(ctx, BuildClaim, arg.TableID, arg.IndexID, arg.Owner)
 	var i BuildClaimRow
 	err := row.Scan(&i.Gone, &i.ResumeKey, &i.RowsDone)
 	return i, err
 }
 
-const buildFailed = `-- name: BuildFailed :exec
+const BuildFailed = `-- name: BuildFailed :exec
 SELECT dynamopg.index_build_failed($1::bigint, $2::text, $3::int)
 `
 
@@ -110,11 +110,11 @@ type BuildFailedParams struct {
 
 // BuildFailed records a transient failure and when recovery may retry.
 func (q *Queries) BuildFailed(ctx context.Context, db DBTX, arg BuildFailedParams) error {
-	_, err := db.Exec(ctx, buildFailed, arg.IndexID, arg.Error, arg.BackoffMs)
+	_, err := db.Exec(ctx, BuildFailed, arg.IndexID, arg.Error, arg.BackoffMs)
 	return err
 }
 
-const buildHeartbeat = `-- name: BuildHeartbeat :exec
+const BuildHeartbeat = `-- name: BuildHeartbeat :exec
 UPDATE dynamopg.index_builds SET heartbeat_at = now() WHERE index_id = $1::bigint
 `
 
@@ -124,11 +124,11 @@ type BuildHeartbeatParams struct {
 
 // BuildHeartbeat stamps the build's heartbeat.
 func (q *Queries) BuildHeartbeat(ctx context.Context, db DBTX, arg BuildHeartbeatParams) error {
-	_, err := db.Exec(ctx, buildHeartbeat, arg.IndexID)
+	_, err := db.Exec(ctx, BuildHeartbeat, arg.IndexID)
 	return err
 }
 
-const buildItem = `-- name: BuildItem :one
+const BuildItem = `-- name: BuildItem :one
 SELECT i.written::boolean AS written, i.gone::boolean AS gone
   FROM dynamopg.index_build_item($1::bigint, $2::bigint, $3::jsonb) AS i
 `
@@ -146,13 +146,13 @@ type BuildItemRow struct {
 
 // BuildItem writes one item a page skipped, waiting for its row lock.
 func (q *Queries) BuildItem(ctx context.Context, db DBTX, arg BuildItemParams) (BuildItemRow, error) {
-	row := db.QueryRow(ctx, buildItem, arg.TableID, arg.IndexID, arg.Key)
+	row := db.QueryRow(ctx, BuildItem, arg.TableID, arg.IndexID, arg.Key)
 	var i BuildItemRow
 	err := row.Scan(&i.Written, &i.Gone)
 	return i, err
 }
 
-const buildLockRelease = `-- name: BuildLockRelease :exec
+const BuildLockRelease = `-- name: BuildLockRelease :exec
 SELECT pg_advisory_unlock(dynamopg.build_lock_key($1::bigint))
 `
 
@@ -162,11 +162,11 @@ type BuildLockReleaseParams struct {
 
 // BuildLockRelease releases it.
 func (q *Queries) BuildLockRelease(ctx context.Context, db DBTX, arg BuildLockReleaseParams) error {
-	_, err := db.Exec(ctx, buildLockRelease, arg.IndexID)
+	_, err := db.Exec(ctx, BuildLockRelease, arg.IndexID)
 	return err
 }
 
-const buildLockTry = `-- name: BuildLockTry :one
+const BuildLockTry = `-- name: BuildLockTry :one
 
 SELECT pg_try_advisory_lock(dynamopg.build_lock_key($1::bigint))::boolean AS locked
 `
@@ -178,13 +178,13 @@ type BuildLockTryParams struct {
 // Online index builds (sql/functions/build.sql, docs/index-build.md).
 // BuildLockTry takes the session advisory lock owning an index's build.
 func (q *Queries) BuildLockTry(ctx context.Context, db DBTX, arg BuildLockTryParams) (bool, error) {
-	row := db.QueryRow(ctx, buildLockTry, arg.IndexID)
+	row := db.QueryRow(ctx, BuildLockTry, arg.IndexID)
 	var locked bool
 	err := row.Scan(&locked)
 	return locked, err
 }
 
-const buildPage = `-- name: BuildPage :one
+const BuildPage = `-- name: BuildPage :one
 SELECT p.n::int AS n, p.last_key::jsonb AS last_key, p.more::boolean AS more,
        p.skipped::jsonb AS skipped, p.gone::boolean AS gone
   FROM dynamopg.index_build_page($1::bigint, $2::bigint, $3::jsonb) AS p
@@ -206,7 +206,7 @@ type BuildPageRow struct {
 
 // BuildPage writes one page of the table into the index (one transaction).
 func (q *Queries) BuildPage(ctx context.Context, db DBTX, arg BuildPageParams) (BuildPageRow, error) {
-	row := db.QueryRow(ctx, buildPage, arg.TableID, arg.IndexID, arg.After)
+	row := db.QueryRow(ctx, BuildPage, arg.TableID, arg.IndexID, arg.After)
 	var i BuildPageRow
 	err := row.Scan(
 		&i.N,
@@ -218,7 +218,7 @@ func (q *Queries) BuildPage(ctx context.Context, db DBTX, arg BuildPageParams) (
 	return i, err
 }
 
-const buildProgress = `-- name: BuildProgress :exec
+const BuildProgress = `-- name: BuildProgress :exec
 SELECT dynamopg.index_build_progress($1::bigint, $2::jsonb, $3::int, $4::int)
 `
 
@@ -231,7 +231,7 @@ type BuildProgressParams struct {
 
 // BuildProgress records a finished page.
 func (q *Queries) BuildProgress(ctx context.Context, db DBTX, arg BuildProgressParams) error {
-	_, err := db.Exec(ctx, buildProgress,
+	_, err := db.Exec(ctx, BuildProgress,
 		arg.IndexID,
 		arg.Key,
 		arg.Rows,
@@ -240,7 +240,7 @@ func (q *Queries) BuildProgress(ctx context.Context, db DBTX, arg BuildProgressP
 	return err
 }
 
-const buildPurge = `-- name: BuildPurge :exec
+const BuildPurge = `-- name: BuildPurge :exec
 SELECT dynamopg.index_builds_purge($1::int)
 `
 
@@ -250,11 +250,11 @@ type BuildPurgeParams struct {
 
 // BuildPurge forgets finished builds older than @days days.
 func (q *Queries) BuildPurge(ctx context.Context, db DBTX, arg BuildPurgeParams) error {
-	_, err := db.Exec(ctx, buildPurge, arg.Days)
+	_, err := db.Exec(ctx, BuildPurge, arg.Days)
 	return err
 }
 
-const buildRecord = `-- name: BuildRecord :exec
+const BuildRecord = `-- name: BuildRecord :exec
 INSERT INTO dynamopg.index_builds (index_id, table_id, index_name)
 VALUES ($1::bigint, $2::bigint, $3::text)
 ON CONFLICT (index_id) DO NOTHING
@@ -269,11 +269,11 @@ type BuildRecordParams struct {
 // BuildRecord notes an index added as CREATING (TableUpdate, in its
 // transaction): phase allocating until a builder claims it.
 func (q *Queries) BuildRecord(ctx context.Context, db DBTX, arg BuildRecordParams) error {
-	_, err := db.Exec(ctx, buildRecord, arg.IndexID, arg.TableID, arg.IndexName)
+	_, err := db.Exec(ctx, BuildRecord, arg.IndexID, arg.TableID, arg.IndexName)
 	return err
 }
 
-const buildRecoveryDue = `-- name: BuildRecoveryDue :many
+const BuildRecoveryDue = `-- name: BuildRecoveryDue :many
 SELECT d.table_id::bigint AS table_id, d.table_name::text AS table_name, d.index_id::bigint AS index_id,
        d.index_name::text AS index_name, d.attempts::int AS attempts
   FROM dynamopg.index_recovery_due() AS d
@@ -289,7 +289,7 @@ type BuildRecoveryDueRow struct {
 
 // BuildRecoveryDue lists the CREATING indexes whose build is due and unowned.
 func (q *Queries) BuildRecoveryDue(ctx context.Context, db DBTX) ([]BuildRecoveryDueRow, error) {
-	rows, err := db.Query(ctx, buildRecoveryDue)
+	rows, err := db.Query(ctx, BuildRecoveryDue)
 	if err != nil {
 		return nil, err
 	}
@@ -314,17 +314,17 @@ func (q *Queries) BuildRecoveryDue(ctx context.Context, db DBTX) ([]BuildRecover
 	return items, nil
 }
 
-const buildRecoveryListen = `-- name: BuildRecoveryListen :exec
+const BuildRecoveryListen = `-- name: BuildRecoveryListen :exec
 LISTEN dynamopg_index_build
 `
 
 // BuildRecoveryListen subscribes to index_recovery_run's notifications.
 func (q *Queries) BuildRecoveryListen(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, buildRecoveryListen)
+	_, err := db.Exec(ctx, BuildRecoveryListen)
 	return err
 }
 
-const buildRemove = `-- name: BuildRemove :one
+const BuildRemove = `-- name: BuildRemove :one
 SELECT dynamopg.index_build_remove($1::bigint, $2::bigint, $3::text)::boolean AS removed
 `
 
@@ -336,13 +336,13 @@ type BuildRemoveParams struct {
 
 // BuildRemove removes the index while it is still CREATING (permanent failure).
 func (q *Queries) BuildRemove(ctx context.Context, db DBTX, arg BuildRemoveParams) (bool, error) {
-	row := db.QueryRow(ctx, buildRemove, arg.TableID, arg.IndexID, arg.Reason)
+	row := db.QueryRow(ctx, BuildRemove, arg.TableID, arg.IndexID, arg.Reason)
 	var removed bool
 	err := row.Scan(&removed)
 	return removed, err
 }
 
-const buildSettingInt = `-- name: BuildSettingInt :one
+const BuildSettingInt = `-- name: BuildSettingInt :one
 SELECT dynamopg.setting_int($1::text, $2::int)::int AS value
 `
 
@@ -353,13 +353,13 @@ type BuildSettingIntParams struct {
 
 // BuildSettingInt reads an integer setting.
 func (q *Queries) BuildSettingInt(ctx context.Context, db DBTX, arg BuildSettingIntParams) (int32, error) {
-	row := db.QueryRow(ctx, buildSettingInt, arg.Key, arg.Fallback)
+	row := db.QueryRow(ctx, BuildSettingInt, arg.Key, arg.Fallback)
 	var value int32
 	err := row.Scan(&value)
 	return value, err
 }
 
-const buildSweep = `-- name: BuildSweep :one
+const BuildSweep = `-- name: BuildSweep :one
 SELECT s.removed::int AS removed, s.gone::boolean AS gone
   FROM dynamopg.index_build_sweep($1::bigint, $2::bigint) AS s
 `
@@ -376,37 +376,37 @@ type BuildSweepRow struct {
 
 // BuildSweep removes index rows whose item is gone.
 func (q *Queries) BuildSweep(ctx context.Context, db DBTX, arg BuildSweepParams) (BuildSweepRow, error) {
-	row := db.QueryRow(ctx, buildSweep, arg.TableID, arg.IndexID)
+	row := db.QueryRow(ctx, BuildSweep, arg.TableID, arg.IndexID)
 	var i BuildSweepRow
 	err := row.Scan(&i.Removed, &i.Gone)
 	return i, err
 }
 
-const catalogLockTimeout = `-- name: CatalogLockTimeout :exec
+const CatalogLockTimeout = `-- name: CatalogLockTimeout :exec
 SELECT set_config('lock_timeout', dynamopg.setting_int('catalog_lock_timeout_ms', 5000)::text || 'ms', true)
 `
 
 // CatalogLockTimeout sets the transaction's lock_timeout for a catalog row
 // change (setting catalog_lock_timeout_ms).
 func (q *Queries) CatalogLockTimeout(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, catalogLockTimeout)
+	_, err := db.Exec(ctx, CatalogLockTimeout)
 	return err
 }
 
-const catalogLockers = `-- name: CatalogLockers :one
+const CatalogLockers = `-- name: CatalogLockers :one
 SELECT dynamopg.catalog_lockers()::text[] AS vxids
 `
 
 // CatalogLockers starts the catalog barrier: the transactions (other than
 // the caller's) holding a lock on dynamopg.tables.
 func (q *Queries) CatalogLockers(ctx context.Context, db DBTX) ([]string, error) {
-	row := db.QueryRow(ctx, catalogLockers)
+	row := db.QueryRow(ctx, CatalogLockers)
 	var vxids []string
 	err := row.Scan(&vxids)
 	return vxids, err
 }
 
-const catalogLockersLeft = `-- name: CatalogLockersLeft :one
+const CatalogLockersLeft = `-- name: CatalogLockersLeft :one
 SELECT dynamopg.catalog_lockers_left($1::text[])::int AS running
 `
 
@@ -416,7 +416,7 @@ type CatalogLockersLeftParams struct {
 
 // CatalogLockersLeft counts those still running.
 func (q *Queries) CatalogLockersLeft(ctx context.Context, db DBTX, arg CatalogLockersLeftParams) (int32, error) {
-	row := db.QueryRow(ctx, catalogLockersLeft, arg.Vxids)
+	row := db.QueryRow(ctx, CatalogLockersLeft, arg.Vxids)
 	var running int32
 	err := row.Scan(&running)
 	return running, err

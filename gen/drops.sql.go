@@ -9,7 +9,7 @@ import (
 	"context"
 )
 
-const dropOrphanStorage = `-- name: DropOrphanStorage :one
+const DropOrphanStorage = `-- name: DropOrphanStorage :one
 SELECT dynamopg.drop_orphan_storage($1::text, $2::text)::boolean AS dropped
 `
 
@@ -20,13 +20,13 @@ type DropOrphanStorageParams struct {
 
 // DropOrphanStorage drops one orphan data table if it still is one.
 func (q *Queries) DropOrphanStorage(ctx context.Context, db DBTX, arg DropOrphanStorageParams) (bool, error) {
-	row := db.QueryRow(ctx, dropOrphanStorage, arg.Rel, arg.LockTimeout)
+	row := db.QueryRow(ctx, DropOrphanStorage, arg.Rel, arg.LockTimeout)
 	var dropped bool
 	err := row.Scan(&dropped)
 	return dropped, err
 }
 
-const dropTableStorage = `-- name: DropTableStorage :exec
+const DropTableStorage = `-- name: DropTableStorage :exec
 CALL dynamopg.drop_table_storage($1::bigint, $2::text)
 `
 
@@ -38,11 +38,11 @@ type DropTableStorageParams struct {
 // DropTableStorage finishes a DELETING table's deletion (queue rows, data
 // tables, catalog row; sql/functions/drop.sql). Outside a transaction only.
 func (q *Queries) DropTableStorage(ctx context.Context, db DBTX, arg DropTableStorageParams) error {
-	_, err := db.Exec(ctx, dropTableStorage, arg.TableID, arg.LockTimeout)
+	_, err := db.Exec(ctx, DropTableStorage, arg.TableID, arg.LockTimeout)
 	return err
 }
 
-const storageOrphans = `-- name: StorageOrphans :many
+const StorageOrphans = `-- name: StorageOrphans :many
 SELECT o.rel::text AS rel, o.is_index::boolean AS is_index
   FROM dynamopg.storage_orphans() AS o
 `
@@ -54,7 +54,7 @@ type StorageOrphansRow struct {
 
 // StorageOrphans lists the data tables no catalog row owns.
 func (q *Queries) StorageOrphans(ctx context.Context, db DBTX) ([]StorageOrphansRow, error) {
-	rows, err := db.Query(ctx, storageOrphans)
+	rows, err := db.Query(ctx, StorageOrphans)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (q *Queries) StorageOrphans(ctx context.Context, db DBTX) ([]StorageOrphans
 	return items, nil
 }
 
-const tableMarkDeleting = `-- name: TableMarkDeleting :one
+const TableMarkDeleting = `-- name: TableMarkDeleting :one
 SELECT id, status, def
   FROM dynamopg.tables
  WHERE name = $1
@@ -95,13 +95,13 @@ type TableMarkDeletingRow struct {
 // status as they were; DeleteTable then marks it DELETING with
 // TableSetDeleting in the same short transaction.
 func (q *Queries) TableMarkDeleting(ctx context.Context, db DBTX, arg TableMarkDeletingParams) (TableMarkDeletingRow, error) {
-	row := db.QueryRow(ctx, tableMarkDeleting, arg.Name)
+	row := db.QueryRow(ctx, TableMarkDeleting, arg.Name)
 	var i TableMarkDeletingRow
 	err := row.Scan(&i.ID, &i.Status, &i.Def)
 	return i, err
 }
 
-const tableSetDeleting = `-- name: TableSetDeleting :exec
+const TableSetDeleting = `-- name: TableSetDeleting :exec
 UPDATE dynamopg.tables
    SET status = 'DELETING', def = jsonb_set(def, '{status}', '"DELETING"')
  WHERE id = $1
@@ -114,11 +114,11 @@ type TableSetDeletingParams struct {
 // TableSetDeleting marks a table DELETING (the status column and the def's
 // copy): from its commit on, item operations see the table as gone.
 func (q *Queries) TableSetDeleting(ctx context.Context, db DBTX, arg TableSetDeletingParams) error {
-	_, err := db.Exec(ctx, tableSetDeleting, arg.ID)
+	_, err := db.Exec(ctx, TableSetDeleting, arg.ID)
 	return err
 }
 
-const tablesDeleting = `-- name: TablesDeleting :many
+const TablesDeleting = `-- name: TablesDeleting :many
 SELECT id
   FROM dynamopg.tables
  WHERE status = 'DELETING'
@@ -127,7 +127,7 @@ SELECT id
 
 // TablesDeleting lists the tables left DELETING.
 func (q *Queries) TablesDeleting(ctx context.Context, db DBTX) ([]int64, error) {
-	rows, err := db.Query(ctx, tablesDeleting)
+	rows, err := db.Query(ctx, TablesDeleting)
 	if err != nil {
 		return nil, err
 	}

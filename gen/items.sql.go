@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const itemDelete = `-- name: ItemDelete :one
+const ItemDelete = `-- name: ItemDelete :one
 SELECT dynamopg.item_delete($1::bigint, $2::jsonb, $3::boolean)::boolean AS deleted
 `
 
@@ -23,13 +23,13 @@ type ItemDeleteParams struct {
 
 // ItemDelete deletes an item by key; false when it is absent.
 func (q *Queries) ItemDelete(ctx context.Context, db DBTX, arg ItemDeleteParams) (bool, error) {
-	row := db.QueryRow(ctx, itemDelete, arg.TableID, arg.Key, arg.Ttl)
+	row := db.QueryRow(ctx, ItemDelete, arg.TableID, arg.Key, arg.Ttl)
 	var deleted bool
 	err := row.Scan(&deleted)
 	return deleted, err
 }
 
-const itemGet = `-- name: ItemGet :one
+const ItemGet = `-- name: ItemGet :one
 SELECT dynamopg.item_get($1::bigint, $2::jsonb)::jsonb AS item
 `
 
@@ -40,13 +40,13 @@ type ItemGetParams struct {
 
 // ItemGet reads one item by key (NULL when absent).
 func (q *Queries) ItemGet(ctx context.Context, db DBTX, arg ItemGetParams) ([]byte, error) {
-	row := db.QueryRow(ctx, itemGet, arg.TableID, arg.Key)
+	row := db.QueryRow(ctx, ItemGet, arg.TableID, arg.Key)
 	var item []byte
 	err := row.Scan(&item)
 	return item, err
 }
 
-const itemGetSQL = `-- name: ItemGetSQL :one
+const ItemGetSQL = `-- name: ItemGetSQL :one
 SELECT dynamopg.item_get_sql(dynamopg.table_def($1::bigint, false))::text AS stmt
 `
 
@@ -56,13 +56,13 @@ type ItemGetSQLParams struct {
 
 // ItemGetSQL is the statement text ItemGet prepares for a table.
 func (q *Queries) ItemGetSQL(ctx context.Context, db DBTX, arg ItemGetSQLParams) (string, error) {
-	row := db.QueryRow(ctx, itemGetSQL, arg.TableID)
+	row := db.QueryRow(ctx, ItemGetSQL, arg.TableID)
 	var stmt string
 	err := row.Scan(&stmt)
 	return stmt, err
 }
 
-const itemInsert = `-- name: ItemInsert :one
+const ItemInsert = `-- name: ItemInsert :one
 SELECT dynamopg.item_insert($1::bigint, $2::jsonb, $3::int)::boolean AS inserted
 `
 
@@ -74,13 +74,13 @@ type ItemInsertParams struct {
 
 // ItemInsert inserts an item unless its key exists; false on conflict.
 func (q *Queries) ItemInsert(ctx context.Context, db DBTX, arg ItemInsertParams) (bool, error) {
-	row := db.QueryRow(ctx, itemInsert, arg.TableID, arg.Item, arg.Size)
+	row := db.QueryRow(ctx, ItemInsert, arg.TableID, arg.Item, arg.Size)
 	var inserted bool
 	err := row.Scan(&inserted)
 	return inserted, err
 }
 
-const itemLock = `-- name: ItemLock :one
+const ItemLock = `-- name: ItemLock :one
 SELECT dynamopg.item_lock($1::bigint, $2::jsonb, $3::bigint)::jsonb AS item
 `
 
@@ -93,13 +93,13 @@ type ItemLockParams struct {
 // ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent);
 // a @version (the cached description's) other than the catalog's is DPG01.
 func (q *Queries) ItemLock(ctx context.Context, db DBTX, arg ItemLockParams) ([]byte, error) {
-	row := db.QueryRow(ctx, itemLock, arg.TableID, arg.Key, arg.Version)
+	row := db.QueryRow(ctx, ItemLock, arg.TableID, arg.Key, arg.Version)
 	var item []byte
 	err := row.Scan(&item)
 	return item, err
 }
 
-const itemPut = `-- name: ItemPut :one
+const ItemPut = `-- name: ItemPut :one
 SELECT dynamopg.item_put($1::bigint, $2::jsonb, $3::int,
                          $4::bigint)::jsonb AS old
 `
@@ -114,7 +114,7 @@ type ItemPutParams struct {
 // ItemPut writes an item whole, unconditionally, in one statement; the item
 // it replaced (NULL: none).
 func (q *Queries) ItemPut(ctx context.Context, db DBTX, arg ItemPutParams) ([]byte, error) {
-	row := db.QueryRow(ctx, itemPut,
+	row := db.QueryRow(ctx, ItemPut,
 		arg.TableID,
 		arg.Item,
 		arg.Size,
@@ -125,7 +125,7 @@ func (q *Queries) ItemPut(ctx context.Context, db DBTX, arg ItemPutParams) ([]by
 	return old, err
 }
 
-const itemQuery = `-- name: ItemQuery :many
+const ItemQuery = `-- name: ItemQuery :many
 SELECT q.item::jsonb AS item
   FROM dynamopg.item_query($1::bigint, $2::bigint, $3::jsonb, $4::text,
                            $5::jsonb, $6::jsonb,
@@ -146,7 +146,7 @@ type ItemQueryParams struct {
 
 // ItemQuery reads one partition of a table (@index_id 0) or index.
 func (q *Queries) ItemQuery(ctx context.Context, db DBTX, arg ItemQueryParams) ([][]byte, error) {
-	rows, err := db.Query(ctx, itemQuery,
+	rows, err := db.Query(ctx, ItemQuery,
 		arg.TableID,
 		arg.IndexID,
 		arg.Hash,
@@ -175,7 +175,7 @@ func (q *Queries) ItemQuery(ctx context.Context, db DBTX, arg ItemQueryParams) (
 	return items, nil
 }
 
-const itemRemove = `-- name: ItemRemove :one
+const ItemRemove = `-- name: ItemRemove :one
 SELECT dynamopg.item_remove($1::bigint, $2::jsonb, $3::bigint)::jsonb AS old
 `
 
@@ -188,13 +188,13 @@ type ItemRemoveParams struct {
 // ItemRemove deletes an item by key unconditionally, in one statement; the
 // item it deleted (NULL: none).
 func (q *Queries) ItemRemove(ctx context.Context, db DBTX, arg ItemRemoveParams) ([]byte, error) {
-	row := db.QueryRow(ctx, itemRemove, arg.TableID, arg.Key, arg.Version)
+	row := db.QueryRow(ctx, ItemRemove, arg.TableID, arg.Key, arg.Version)
 	var old []byte
 	err := row.Scan(&old)
 	return old, err
 }
 
-const itemReplace = `-- name: ItemReplace :one
+const ItemReplace = `-- name: ItemReplace :one
 SELECT dynamopg.item_replace($1::bigint, $2::jsonb, $3::int)::boolean AS replaced
 `
 
@@ -206,13 +206,13 @@ type ItemReplaceParams struct {
 
 // ItemReplace overwrites an existing item; false when it is absent.
 func (q *Queries) ItemReplace(ctx context.Context, db DBTX, arg ItemReplaceParams) (bool, error) {
-	row := db.QueryRow(ctx, itemReplace, arg.TableID, arg.Item, arg.Size)
+	row := db.QueryRow(ctx, ItemReplace, arg.TableID, arg.Item, arg.Size)
 	var replaced bool
 	err := row.Scan(&replaced)
 	return replaced, err
 }
 
-const itemScan = `-- name: ItemScan :many
+const ItemScan = `-- name: ItemScan :many
 SELECT s.item::jsonb AS item
   FROM dynamopg.item_scan($1::bigint, $2::bigint, $3::bigint, $4::bigint,
                           $5::jsonb, $6::int) AS s
@@ -229,7 +229,7 @@ type ItemScanParams struct {
 
 // ItemScan reads one KeyHash segment of a table (@index_id 0) or index.
 func (q *Queries) ItemScan(ctx context.Context, db DBTX, arg ItemScanParams) ([][]byte, error) {
-	rows, err := db.Query(ctx, itemScan,
+	rows, err := db.Query(ctx, ItemScan,
 		arg.TableID,
 		arg.IndexID,
 		arg.Lo,
@@ -253,4 +253,35 @@ func (q *Queries) ItemScan(ctx context.Context, db DBTX, arg ItemScanParams) ([]
 		return nil, err
 	}
 	return items, nil
+}
+
+const TxBegin = `-- name: TxBegin :exec
+BEGIN
+`
+
+// TxBegin opens ItemWrite's transaction in the pipeline of its first
+// statement (item_lock), saving a round trip.
+func (q *Queries) TxBegin(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, TxBegin)
+	return err
+}
+
+const TxCommit = `-- name: TxCommit :exec
+COMMIT
+`
+
+// TxCommit ends ItemWrite's transaction in the pipeline of its write.
+func (q *Queries) TxCommit(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, TxCommit)
+	return err
+}
+
+const TxRollback = `-- name: TxRollback :exec
+ROLLBACK
+`
+
+// TxRollback ends a transaction ItemWrite abandons.
+func (q *Queries) TxRollback(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, TxRollback)
+	return err
 }

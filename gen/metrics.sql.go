@@ -9,7 +9,7 @@ import (
 	"context"
 )
 
-const streamRecordsWritten = `-- name: StreamRecordsWritten :one
+const StreamRecordsWritten = `-- name: StreamRecordsWritten :one
 
 SELECT coalesce((SELECT CASE WHEN s.last_value IS NOT NULL THEN s.last_value
                              WHEN has_sequence_privilege('dynamopg.stream_seq', 'SELECT') THEN 0
@@ -26,7 +26,7 @@ SELECT coalesce((SELECT CASE WHEN s.last_value IS NOT NULL THEN s.last_value
 // NULL both before the first value and to a role without privilege on the
 // sequence; the latter, or a missing sequence, gives -1 (unknown).
 func (q *Queries) StreamRecordsWritten(ctx context.Context, db DBTX) (int64, error) {
-	row := db.QueryRow(ctx, streamRecordsWritten)
+	row := db.QueryRow(ctx, StreamRecordsWritten)
 	var written int64
 	err := row.Scan(&written)
 	return written, err

@@ -9,30 +9,30 @@ import (
 	"context"
 )
 
-const queueDepth = `-- name: QueueDepth :one
+const QueueDepth = `-- name: QueueDepth :one
 SELECT count(*)::bigint AS depth
   FROM dynamopg.index_queue
 `
 
 // QueueDepth counts the queued rows of all tables.
 func (q *Queries) QueueDepth(ctx context.Context, db DBTX) (int64, error) {
-	row := db.QueryRow(ctx, queueDepth)
+	row := db.QueryRow(ctx, QueueDepth)
 	var depth int64
 	err := row.Scan(&depth)
 	return depth, err
 }
 
-const queueListen = `-- name: QueueListen :exec
+const QueueListen = `-- name: QueueListen :exec
 LISTEN dynamopg_index_queue
 `
 
 // QueueListen subscribes the session to the writers' notifications.
 func (q *Queries) QueueListen(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, queueListen)
+	_, err := db.Exec(ctx, QueueListen)
 	return err
 }
 
-const queuePending = `-- name: QueuePending :one
+const QueuePending = `-- name: QueuePending :one
 SELECT count(*)::bigint AS pending
   FROM dynamopg.index_queue
  WHERE table_id = $1::bigint
@@ -44,13 +44,13 @@ type QueuePendingParams struct {
 
 // QueuePending counts the queued rows of one table (passed over included).
 func (q *Queries) QueuePending(ctx context.Context, db DBTX, arg QueuePendingParams) (int64, error) {
-	row := db.QueryRow(ctx, queuePending, arg.TableID)
+	row := db.QueryRow(ctx, QueuePending, arg.TableID)
 	var pending int64
 	err := row.Scan(&pending)
 	return pending, err
 }
 
-const queueRun = `-- name: QueueRun :one
+const QueueRun = `-- name: QueueRun :one
 SELECT coalesce(r.part, -1)::int AS part, r.claimed::int AS claimed,
        r.applied::int AS applied, r.passed::int AS passed
   FROM dynamopg.queue_run($1::text) AS r
@@ -71,7 +71,7 @@ type QueueRunRow struct {
 // partition and apply it, in one transaction. Part is -1 when nothing was
 // claimable.
 func (q *Queries) QueueRun(ctx context.Context, db DBTX, arg QueueRunParams) (QueueRunRow, error) {
-	row := db.QueryRow(ctx, queueRun, arg.Worker)
+	row := db.QueryRow(ctx, QueueRun, arg.Worker)
 	var i QueueRunRow
 	err := row.Scan(
 		&i.Part,

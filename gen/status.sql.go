@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const statusBuilds = `-- name: StatusBuilds :many
+const StatusBuilds = `-- name: StatusBuilds :many
 SELECT coalesce(v.table_name, '')::text AS table_name, v.index_name::text AS index_name,
        v.phase::text AS phase, v.rows_done::bigint AS rows_done, v.pages::bigint AS pages,
        v.retries::bigint AS retries, v.attempts::int AS attempts,
@@ -56,7 +56,7 @@ type StatusBuildsRow struct {
 // the build's table (the progress bar's whole) and the attempt's elapsed
 // seconds (started_at to the last heartbeat, or to now while running).
 func (q *Queries) StatusBuilds(ctx context.Context, db DBTX, arg StatusBuildsParams) ([]StatusBuildsRow, error) {
-	rows, err := db.Query(ctx, statusBuilds, arg.MaxRows)
+	rows, err := db.Query(ctx, StatusBuilds, arg.MaxRows)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (q *Queries) StatusBuilds(ctx context.Context, db DBTX, arg StatusBuildsPar
 	return items, nil
 }
 
-const statusIndexes = `-- name: StatusIndexes :many
+const StatusIndexes = `-- name: StatusIndexes :many
 SELECT t.name::text AS table_name, (e->>'id')::bigint AS index_id, (e->>'name')::text AS index_name,
        coalesce((e->>'global')::boolean, false)::boolean AS global,
        coalesce(e->>'status', '')::text AS status,
@@ -121,7 +121,7 @@ type StatusIndexesRow struct {
 // StatusIndexes lists every secondary index of the catalog: its kind, status
 // (CREATING, ACTIVE...), propagation and estimated rows of its i_<id>.
 func (q *Queries) StatusIndexes(ctx context.Context, db DBTX) ([]StatusIndexesRow, error) {
-	rows, err := db.Query(ctx, statusIndexes)
+	rows, err := db.Query(ctx, StatusIndexes)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (q *Queries) StatusIndexes(ctx context.Context, db DBTX) ([]StatusIndexesRo
 	return items, nil
 }
 
-const statusQueue = `-- name: StatusQueue :many
+const StatusQueue = `-- name: StatusQueue :many
 SELECT coalesce(t.name, '#' || q.table_id)::text AS table_name, count(*)::bigint AS depth,
        count(*) FILTER (WHERE q.pass_over_until > clock_timestamp())::bigint AS passed_over,
        coalesce(extract(epoch FROM (clock_timestamp() - min(q.enqueued_at))), 0)::float8 AS oldest_s
@@ -169,7 +169,7 @@ type StatusQueueRow struct {
 // StatusQueue is the propagation queue's depth per table: rows, rows passed
 // over now (an item that could not be locked or failed), the oldest row's age.
 func (q *Queries) StatusQueue(ctx context.Context, db DBTX) ([]StatusQueueRow, error) {
-	rows, err := db.Query(ctx, statusQueue)
+	rows, err := db.Query(ctx, StatusQueue)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (q *Queries) StatusQueue(ctx context.Context, db DBTX) ([]StatusQueueRow, e
 	return items, nil
 }
 
-const statusRecovery = `-- name: StatusRecovery :one
+const StatusRecovery = `-- name: StatusRecovery :one
 SELECT dynamopg.setting_int('recovery_interval_ms', 60000)::int AS interval_ms,
        (SELECT count(*) FROM dynamopg.tables t
          CROSS JOIN LATERAL jsonb_array_elements(coalesce(t.def->'indexes', '[]')) e
@@ -223,7 +223,7 @@ type StatusRecoveryRow struct {
 // next pass starts), the builds a session holds, and the last build started
 // and finished.
 func (q *Queries) StatusRecovery(ctx context.Context, db DBTX) (StatusRecoveryRow, error) {
-	row := db.QueryRow(ctx, statusRecovery)
+	row := db.QueryRow(ctx, StatusRecovery)
 	var i StatusRecoveryRow
 	err := row.Scan(
 		&i.IntervalMs,
@@ -237,7 +237,7 @@ func (q *Queries) StatusRecovery(ctx context.Context, db DBTX) (StatusRecoveryRo
 	return i, err
 }
 
-const statusTables = `-- name: StatusTables :many
+const StatusTables = `-- name: StatusTables :many
 
 SELECT t.id::bigint AS id, t.name::text AS name, t.status::text AS status,
        coalesce(jsonb_array_length(t.def->'indexes'), 0)::int AS indexes,
@@ -269,7 +269,7 @@ type StatusTablesRow struct {
 // StatusTables lists every table of the catalog with its estimated items and
 // the size of its data table (t_<id>, its TOAST and indexes included).
 func (q *Queries) StatusTables(ctx context.Context, db DBTX) ([]StatusTablesRow, error) {
-	rows, err := db.Query(ctx, statusTables)
+	rows, err := db.Query(ctx, StatusTables)
 	if err != nil {
 		return nil, err
 	}

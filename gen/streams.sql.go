@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const deletedTableGet = `-- name: DeletedTableGet :one
+const DeletedTableGet = `-- name: DeletedTableGet :one
 SELECT d.def, d.deleted_at
   FROM dynamopg.deleted_tables d
  WHERE d.name = $1 AND $2::text = ANY (d.labels)
@@ -32,13 +32,13 @@ type DeletedTableGetRow struct {
 // DeletedTableGet reads the latest deleted table named @name that had the
 // stream @label.
 func (q *Queries) DeletedTableGet(ctx context.Context, db DBTX, arg DeletedTableGetParams) (DeletedTableGetRow, error) {
-	row := db.QueryRow(ctx, deletedTableGet, arg.Name, arg.Label)
+	row := db.QueryRow(ctx, DeletedTableGet, arg.Name, arg.Label)
 	var i DeletedTableGetRow
 	err := row.Scan(&i.Def, &i.DeletedAt)
 	return i, err
 }
 
-const deletedTableList = `-- name: DeletedTableList :many
+const DeletedTableList = `-- name: DeletedTableList :many
 SELECT d.def, d.deleted_at
   FROM dynamopg.deleted_tables d
  WHERE $1::text = '' OR d.name = $1::text
@@ -57,7 +57,7 @@ type DeletedTableListRow struct {
 // DeletedTableList lists the deleted tables kept (those named @name, or
 // all when it is empty), in name order, the latest deletion first.
 func (q *Queries) DeletedTableList(ctx context.Context, db DBTX, arg DeletedTableListParams) ([]DeletedTableListRow, error) {
-	rows, err := db.Query(ctx, deletedTableList, arg.Name)
+	rows, err := db.Query(ctx, DeletedTableList, arg.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (q *Queries) DeletedTableList(ctx context.Context, db DBTX, arg DeletedTabl
 	return items, nil
 }
 
-const deletedTableRecord = `-- name: DeletedTableRecord :exec
+const DeletedTableRecord = `-- name: DeletedTableRecord :exec
 INSERT INTO dynamopg.deleted_tables (table_id, name, labels, def)
 VALUES ($1, $2, $3::text[], $4)
 ON CONFLICT (table_id) DO NOTHING
@@ -92,7 +92,7 @@ type DeletedTableRecordParams struct {
 // DeletedTableRecord keeps the catalog JSON of a table DeleteTable is
 // marking DELETING (in the same transaction), for its streams.
 func (q *Queries) DeletedTableRecord(ctx context.Context, db DBTX, arg DeletedTableRecordParams) error {
-	_, err := db.Exec(ctx, deletedTableRecord,
+	_, err := db.Exec(ctx, DeletedTableRecord,
 		arg.TableID,
 		arg.Name,
 		arg.Labels,
@@ -101,7 +101,7 @@ func (q *Queries) DeletedTableRecord(ctx context.Context, db DBTX, arg DeletedTa
 	return err
 }
 
-const streamBounds = `-- name: StreamBounds :one
+const StreamBounds = `-- name: StreamBounds :one
 SELECT coalesce(min(r.seq), 0)::bigint AS first_seq, coalesce(max(r.seq), 0)::bigint AS last_seq
   FROM dynamopg.stream_records r
  WHERE r.table_id = $1::bigint AND r.label = $2::text
@@ -119,13 +119,13 @@ type StreamBoundsRow struct {
 
 // StreamBounds is the lowest and highest seq of one stream (0, 0 when empty).
 func (q *Queries) StreamBounds(ctx context.Context, db DBTX, arg StreamBoundsParams) (StreamBoundsRow, error) {
-	row := db.QueryRow(ctx, streamBounds, arg.TableID, arg.Label)
+	row := db.QueryRow(ctx, StreamBounds, arg.TableID, arg.Label)
 	var i StreamBoundsRow
 	err := row.Scan(&i.FirstSeq, &i.LastSeq)
 	return i, err
 }
 
-const streamRead = `-- name: StreamRead :many
+const StreamRead = `-- name: StreamRead :many
 SELECT r.seq, r.label, r.event_name, r.keys, r.old_image, r.new_image, r.created_at, r.ttl
   FROM dynamopg.stream_records r
  WHERE r.table_id = $1::bigint AND r.label = $2::text AND r.seq > $3::bigint
@@ -154,7 +154,7 @@ type StreamReadRow struct {
 // StreamRead reads up to @max_records records of one stream of a table
 // with seq > @after, in seq order.
 func (q *Queries) StreamRead(ctx context.Context, db DBTX, arg StreamReadParams) ([]StreamReadRow, error) {
-	rows, err := db.Query(ctx, streamRead,
+	rows, err := db.Query(ctx, StreamRead,
 		arg.TableID,
 		arg.Label,
 		arg.After,
@@ -187,7 +187,7 @@ func (q *Queries) StreamRead(ctx context.Context, db DBTX, arg StreamReadParams)
 	return items, nil
 }
 
-const streamTrim = `-- name: StreamTrim :one
+const StreamTrim = `-- name: StreamTrim :one
 SELECT dynamopg.stream_trim($1::timestamptz)::bigint AS deleted
 `
 
@@ -197,13 +197,13 @@ type StreamTrimParams struct {
 
 // StreamTrim deletes the records created before @before.
 func (q *Queries) StreamTrim(ctx context.Context, db DBTX, arg StreamTrimParams) (int64, error) {
-	row := db.QueryRow(ctx, streamTrim, arg.Before)
+	row := db.QueryRow(ctx, StreamTrim, arg.Before)
 	var deleted int64
 	err := row.Scan(&deleted)
 	return deleted, err
 }
 
-const tTLExpiredKeys = `-- name: TTLExpiredKeys :many
+const TTLExpiredKeys = `-- name: TTLExpiredKeys :many
 SELECT k::jsonb AS key
   FROM dynamopg.ttl_expired_keys($1::bigint, $2::text, $3::numeric,
                                  $4::numeric, $5::int) AS k
@@ -219,7 +219,7 @@ type TTLExpiredKeysParams struct {
 
 // TTLExpiredKeys lists keys of items whose TTL attribute is in [@lo, @hi).
 func (q *Queries) TTLExpiredKeys(ctx context.Context, db DBTX, arg TTLExpiredKeysParams) ([][]byte, error) {
-	rows, err := db.Query(ctx, tTLExpiredKeys,
+	rows, err := db.Query(ctx, TTLExpiredKeys,
 		arg.TableID,
 		arg.AttrName,
 		arg.Lo,

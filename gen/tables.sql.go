@@ -9,30 +9,30 @@ import (
 	"context"
 )
 
-const catalogListen = `-- name: CatalogListen :exec
+const CatalogListen = `-- name: CatalogListen :exec
 LISTEN dynamopg_catalog
 `
 
 // CatalogListen subscribes the session to the catalog's change notices
 // (dynamopg.tables_notify: one per changed table, its name as payload).
 func (q *Queries) CatalogListen(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, catalogListen)
+	_, err := db.Exec(ctx, CatalogListen)
 	return err
 }
 
-const indexIDNext = `-- name: IndexIDNext :one
+const IndexIDNext = `-- name: IndexIDNext :one
 SELECT nextval('dynamopg.index_ids')::bigint AS id
 `
 
 // IndexIDNext reserves the id (and storage name i_<id>) of a new index.
 func (q *Queries) IndexIDNext(ctx context.Context, db DBTX) (int64, error) {
-	row := db.QueryRow(ctx, indexIDNext)
+	row := db.QueryRow(ctx, IndexIDNext)
 	var id int64
 	err := row.Scan(&id)
 	return id, err
 }
 
-const indexStorageCreate = `-- name: IndexStorageCreate :exec
+const IndexStorageCreate = `-- name: IndexStorageCreate :exec
 SELECT dynamopg.index_storage_create($1::bigint, $2::bigint)
 `
 
@@ -43,11 +43,11 @@ type IndexStorageCreateParams struct {
 
 // IndexStorageCreate creates i_<id> for an index already in the catalog row.
 func (q *Queries) IndexStorageCreate(ctx context.Context, db DBTX, arg IndexStorageCreateParams) error {
-	_, err := db.Exec(ctx, indexStorageCreate, arg.TableID, arg.IndexID)
+	_, err := db.Exec(ctx, IndexStorageCreate, arg.TableID, arg.IndexID)
 	return err
 }
 
-const indexStorageDrop = `-- name: IndexStorageDrop :exec
+const IndexStorageDrop = `-- name: IndexStorageDrop :exec
 SELECT dynamopg.index_storage_drop($1::bigint)
 `
 
@@ -57,11 +57,11 @@ type IndexStorageDropParams struct {
 
 // IndexStorageDrop drops i_<id>.
 func (q *Queries) IndexStorageDrop(ctx context.Context, db DBTX, arg IndexStorageDropParams) error {
-	_, err := db.Exec(ctx, indexStorageDrop, arg.IndexID)
+	_, err := db.Exec(ctx, IndexStorageDrop, arg.IndexID)
 	return err
 }
 
-const lockTimeoutSet = `-- name: LockTimeoutSet :exec
+const LockTimeoutSet = `-- name: LockTimeoutSet :exec
 SELECT set_config('lock_timeout', $1::text, true)
 `
 
@@ -71,11 +71,11 @@ type LockTimeoutSetParams struct {
 
 // LockTimeoutSet sets lock_timeout for the rest of the transaction.
 func (q *Queries) LockTimeoutSet(ctx context.Context, db DBTX, arg LockTimeoutSetParams) error {
-	_, err := db.Exec(ctx, lockTimeoutSet, arg.Timeout)
+	_, err := db.Exec(ctx, LockTimeoutSet, arg.Timeout)
 	return err
 }
 
-const tableDeleteRow = `-- name: TableDeleteRow :one
+const TableDeleteRow = `-- name: TableDeleteRow :one
 DELETE FROM dynamopg.tables
  WHERE name = $1
 RETURNING def
@@ -87,13 +87,13 @@ type TableDeleteRowParams struct {
 
 // TableDeleteRow removes a catalog row, returning the description it held.
 func (q *Queries) TableDeleteRow(ctx context.Context, db DBTX, arg TableDeleteRowParams) ([]byte, error) {
-	row := db.QueryRow(ctx, tableDeleteRow, arg.Name)
+	row := db.QueryRow(ctx, TableDeleteRow, arg.Name)
 	var def []byte
 	err := row.Scan(&def)
 	return def, err
 }
 
-const tableGet = `-- name: TableGet :one
+const TableGet = `-- name: TableGet :one
 SELECT def, version
   FROM dynamopg.tables
  WHERE name = $1
@@ -110,13 +110,13 @@ type TableGetRow struct {
 
 // TableGet reads a table's catalog JSON and its catalog version by name.
 func (q *Queries) TableGet(ctx context.Context, db DBTX, arg TableGetParams) (TableGetRow, error) {
-	row := db.QueryRow(ctx, tableGet, arg.Name)
+	row := db.QueryRow(ctx, TableGet, arg.Name)
 	var i TableGetRow
 	err := row.Scan(&i.Def, &i.Version)
 	return i, err
 }
 
-const tableGetForUpdate = `-- name: TableGetForUpdate :one
+const TableGetForUpdate = `-- name: TableGetForUpdate :one
 SELECT def
   FROM dynamopg.tables
  WHERE name = $1 AND status <> 'DELETING'
@@ -132,25 +132,25 @@ type TableGetForUpdateParams struct {
 // mark, a build's index removal), never for item writers (FOR KEY SHARE).
 // A DELETING table is not found.
 func (q *Queries) TableGetForUpdate(ctx context.Context, db DBTX, arg TableGetForUpdateParams) ([]byte, error) {
-	row := db.QueryRow(ctx, tableGetForUpdate, arg.Name)
+	row := db.QueryRow(ctx, TableGetForUpdate, arg.Name)
 	var def []byte
 	err := row.Scan(&def)
 	return def, err
 }
 
-const tableIDNext = `-- name: TableIDNext :one
+const TableIDNext = `-- name: TableIDNext :one
 SELECT nextval(pg_get_serial_sequence('dynamopg.tables', 'id'))::bigint AS id
 `
 
 // TableIDNext reserves the id (and storage name t_<id>) of a new table.
 func (q *Queries) TableIDNext(ctx context.Context, db DBTX) (int64, error) {
-	row := db.QueryRow(ctx, tableIDNext)
+	row := db.QueryRow(ctx, TableIDNext)
 	var id int64
 	err := row.Scan(&id)
 	return id, err
 }
 
-const tableInsert = `-- name: TableInsert :exec
+const TableInsert = `-- name: TableInsert :exec
 INSERT INTO dynamopg.tables (id, name, status, def)
 VALUES ($1, $2, $3, $4)
 `
@@ -164,7 +164,7 @@ type TableInsertParams struct {
 
 // TableInsert adds a catalog row; tables_name_key refuses a taken name.
 func (q *Queries) TableInsert(ctx context.Context, db DBTX, arg TableInsertParams) error {
-	_, err := db.Exec(ctx, tableInsert,
+	_, err := db.Exec(ctx, TableInsert,
 		arg.ID,
 		arg.Name,
 		arg.Status,
@@ -173,7 +173,7 @@ func (q *Queries) TableInsert(ctx context.Context, db DBTX, arg TableInsertParam
 	return err
 }
 
-const tableList = `-- name: TableList :many
+const TableList = `-- name: TableList :many
 SELECT name
   FROM dynamopg.tables
  WHERE name > $1
@@ -188,7 +188,7 @@ type TableListParams struct {
 
 // TableList lists table names in byte order, strictly after @after.
 func (q *Queries) TableList(ctx context.Context, db DBTX, arg TableListParams) ([]string, error) {
-	rows, err := db.Query(ctx, tableList, arg.After, arg.MaxNames)
+	rows, err := db.Query(ctx, TableList, arg.After, arg.MaxNames)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (q *Queries) TableList(ctx context.Context, db DBTX, arg TableListParams) (
 	return items, nil
 }
 
-const tableStats = `-- name: TableStats :one
+const TableStats = `-- name: TableStats :one
 SELECT items::bigint AS items, bytes::bigint AS bytes
   FROM dynamopg.table_stats($1::bigint)
 `
@@ -223,13 +223,13 @@ type TableStatsRow struct {
 
 // TableStats counts a table's items and sums their sizes.
 func (q *Queries) TableStats(ctx context.Context, db DBTX, arg TableStatsParams) (TableStatsRow, error) {
-	row := db.QueryRow(ctx, tableStats, arg.TableID)
+	row := db.QueryRow(ctx, TableStats, arg.TableID)
 	var i TableStatsRow
 	err := row.Scan(&i.Items, &i.Bytes)
 	return i, err
 }
 
-const tableStorageCreate = `-- name: TableStorageCreate :exec
+const TableStorageCreate = `-- name: TableStorageCreate :exec
 SELECT dynamopg.table_storage_create($1::bigint)
 `
 
@@ -239,11 +239,11 @@ type TableStorageCreateParams struct {
 
 // TableStorageCreate creates t_<id> and its indexes' tables from the catalog row.
 func (q *Queries) TableStorageCreate(ctx context.Context, db DBTX, arg TableStorageCreateParams) error {
-	_, err := db.Exec(ctx, tableStorageCreate, arg.TableID)
+	_, err := db.Exec(ctx, TableStorageCreate, arg.TableID)
 	return err
 }
 
-const tableStorageDrop = `-- name: TableStorageDrop :exec
+const TableStorageDrop = `-- name: TableStorageDrop :exec
 SELECT dynamopg.table_storage_drop($1::jsonb)
 `
 
@@ -253,11 +253,11 @@ type TableStorageDropParams struct {
 
 // TableStorageDrop drops the data tables of a deleted table's description.
 func (q *Queries) TableStorageDrop(ctx context.Context, db DBTX, arg TableStorageDropParams) error {
-	_, err := db.Exec(ctx, tableStorageDrop, arg.Def)
+	_, err := db.Exec(ctx, TableStorageDrop, arg.Def)
 	return err
 }
 
-const tableUpdateDef = `-- name: TableUpdateDef :exec
+const TableUpdateDef = `-- name: TableUpdateDef :exec
 UPDATE dynamopg.tables
    SET def = $1, status = $2
  WHERE id = $3
@@ -271,6 +271,6 @@ type TableUpdateDefParams struct {
 
 // TableUpdateDef stores a changed table description.
 func (q *Queries) TableUpdateDef(ctx context.Context, db DBTX, arg TableUpdateDefParams) error {
-	_, err := db.Exec(ctx, tableUpdateDef, arg.Def, arg.Status, arg.ID)
+	_, err := db.Exec(ctx, TableUpdateDef, arg.Def, arg.Status, arg.ID)
 	return err
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const txTokenClaim = `-- name: TxTokenClaim :one
+const TxTokenClaim = `-- name: TxTokenClaim :one
 INSERT INTO dynamopg.tx_tokens AS t (token, hash, created_at)
 VALUES ($1::text, $2::bytea, $3::timestamptz)
 ON CONFLICT (token) DO UPDATE
@@ -32,7 +32,7 @@ type TxTokenClaimParams struct {
 // @expired_before). No row when a live token holds the name; a concurrent
 // uncommitted claim makes it wait for that transaction's outcome.
 func (q *Queries) TxTokenClaim(ctx context.Context, db DBTX, arg TxTokenClaimParams) (bool, error) {
-	row := db.QueryRow(ctx, txTokenClaim,
+	row := db.QueryRow(ctx, TxTokenClaim,
 		arg.Token,
 		arg.Hash,
 		arg.Now,
@@ -43,7 +43,7 @@ func (q *Queries) TxTokenClaim(ctx context.Context, db DBTX, arg TxTokenClaimPar
 	return claimed, err
 }
 
-const txTokenHash = `-- name: TxTokenHash :one
+const TxTokenHash = `-- name: TxTokenHash :one
 SELECT hash FROM dynamopg.tx_tokens WHERE token = $1::text
 `
 
@@ -53,13 +53,13 @@ type TxTokenHashParams struct {
 
 // TxTokenHash reads the request hash a token was recorded with.
 func (q *Queries) TxTokenHash(ctx context.Context, db DBTX, arg TxTokenHashParams) ([]byte, error) {
-	row := db.QueryRow(ctx, txTokenHash, arg.Token)
+	row := db.QueryRow(ctx, TxTokenHash, arg.Token)
 	var hash []byte
 	err := row.Scan(&hash)
 	return hash, err
 }
 
-const txTokenPurge = `-- name: TxTokenPurge :execrows
+const TxTokenPurge = `-- name: TxTokenPurge :execrows
 DELETE FROM dynamopg.tx_tokens WHERE created_at <= $1::timestamptz
 `
 
@@ -69,7 +69,7 @@ type TxTokenPurgeParams struct {
 
 // TxTokenPurge deletes forgotten tokens.
 func (q *Queries) TxTokenPurge(ctx context.Context, db DBTX, arg TxTokenPurgeParams) (int64, error) {
-	result, err := db.Exec(ctx, txTokenPurge, arg.ExpiredBefore)
+	result, err := db.Exec(ctx, TxTokenPurge, arg.ExpiredBefore)
 	if err != nil {
 		return 0, err
 	}

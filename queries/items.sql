@@ -56,3 +56,16 @@ SELECT dynamopg.item_lock(@table_id::bigint, @key::jsonb, sqlc.narg('version')::
 -- ItemGetMany is ItemGet pipelined: ItemGetMany reads its targets in one
 -- round trip inside one snapshot.
 SELECT dynamopg.item_get(@table_id::bigint, @key::jsonb)::jsonb AS item;
+
+-- name: TxBegin :exec
+-- TxBegin opens ItemWrite's transaction in the pipeline of its first
+-- statement (item_lock), saving a round trip.
+BEGIN;
+
+-- name: TxCommit :exec
+-- TxCommit ends ItemWrite's transaction in the pipeline of its write.
+COMMIT;
+
+-- name: TxRollback :exec
+-- TxRollback ends a transaction ItemWrite abandons.
+ROLLBACK;

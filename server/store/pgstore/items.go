@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
@@ -88,17 +89,28 @@ func (s *Store) retryTx(ctx context.Context, op string, logAttrs []any, once fun
 // errLostInsert marks an insert that found its key taken.
 var errLostInsert = fmt.Errorf("pgstore: item write: key created concurrently")
 
-// itemWriteOnce runs one transaction of ItemWrite; retry reports that it
-// should run again.
+// itemWriteOnce runs one transaction of ItemWrite in two round trips: BEGIN
+// and item_lock in one pipeline, then the write and COMMIT in another (a
+// write that fails aborts the pipeline before the COMMIT, and the deferred
+// ROLLBACK ends the transaction). retry reports that it should run again.
 func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byte, fn store.WriteFunc) (old attr.Item, retry bool, err error) {
-	tx, err := s.pool.Begin(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, false, wrap("item write", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
+	defer func() {
+		if conn.Conn().PgConn().TxStatus() != 'I' {
+			// A broken connection fails here too; Release then drops it.
+			s.q.TxRollback(context.WithoutCancel(ctx), conn)
+		}
+		conn.Release()
+	}()
 
-	raw, err := s.q.ItemLock(ctx, tx, gen.ItemLockParams{TableID: t.ID, Key: keyJSON, Version: version(t)})
-	if err != nil {
+	lock := &pgx.Batch{}
+	lock.Queue(gen.TxBegin)
+	lock.Queue(gen.ItemLock, t.ID, keyJSON, version(t))
+	var raw []byte
+	if err := runBatch(ctx, conn, lock, nil, &raw); err != nil {
 		return nil, retryable(err), wrap("item write", err)
 	}
 	runHook(&testHookAfterCatalogRead)
@@ -110,13 +122,70 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 		return nil, false, err
 	}
 	runHook(&testHookBeforeStatement)
-	if err := s.itemStore(ctx, tx, t, keyJSON, old, nu); err != nil {
-		return nil, err == errLostInsert || retryable(err), wrap("item write", err)
+	write, err := itemStoreBatch(ctx, t, keyJSON, old, nu)
+	if err != nil {
+		return nil, false, wrap("item write", err)
 	}
-	if err := tx.Commit(ctx); err != nil {
+	write.Queue(gen.TxCommit)
+	ok := true
+	dest := []any{nil}
+	if write.Len() == 2 {
+		dest[0] = &ok
+	}
+	if err := runBatch(ctx, conn, write, dest...); err != nil {
 		return nil, retryable(err), wrap("item write", err)
 	}
+	if !ok {
+		// The insert found the key taken (a concurrent creator won), or the
+		// locked row vanished (cannot happen): nothing was written; start over.
+		return nil, true, wrap("item write", errLostInsert)
+	}
 	return old, false, nil
+}
+
+// runBatch sends b and reads one result per queued statement into dest
+// (nil: an Exec), returning the first error.
+func runBatch(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, dest ...any) error {
+	br := conn.SendBatch(ctx, b)
+	var first error
+	for _, d := range dest {
+		var err error
+		if d == nil {
+			_, err = br.Exec()
+		} else {
+			err = br.QueryRow().Scan(d)
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if err := br.Close(); first == nil {
+		first = err
+	}
+	return first
+}
+
+// itemStoreBatch queues fn's result: an insert, replace or delete
+// returning whether it took effect, or nothing.
+func itemStoreBatch(ctx context.Context, t *store.Table, keyJSON []byte, old, nu attr.Item) (*pgx.Batch, error) {
+	b := &pgx.Batch{}
+	switch {
+	case nu == nil && old == nil:
+		return b, nil
+	case nu == nil:
+		b.Queue(gen.ItemDelete, t.ID, keyJSON, store.IsTTLDelete(ctx))
+		return b, nil
+	}
+	size := nu.Size()
+	if size > math.MaxInt32 {
+		return nil, fmt.Errorf("item of %d bytes", size)
+	}
+	if old == nil {
+		b.Queue(gen.ItemInsert, t.ID, encodeItem(nu), int32(size))
+	} else {
+		b.Queue(gen.ItemReplace, t.ID, encodeItem(nu), int32(size))
+	}
+	return b, nil
 }
 
 // itemStore writes fn's result: insert, replace, delete or nothing.
