@@ -44,11 +44,14 @@ func TypeFromName(s string) Type {
 // Value is one attribute value. Exactly the field matching T is meaningful:
 // S holds the string of TypeS and the canonical text of TypeN; Strs holds the
 // members of TypeSS and TypeNS (numbers canonical).
+//
+// Bool sits next to T so that a Value is 128 bytes: maps store larger
+// elements out of line, an allocation for every Item member.
 type Value struct {
 	T    Type
+	Bool bool
 	S    string
 	B    []byte
-	Bool bool
 	M    map[string]Value
 	L    []Value
 	Strs []string

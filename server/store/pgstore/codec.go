@@ -27,8 +27,8 @@ func decodeItem(b []byte) (attr.Item, error) {
 	if b == nil {
 		return nil, nil
 	}
-	var it attr.Item
-	if err := json.Unmarshal(unescapeJSON(b), &it); err != nil {
+	it, err := attr.DecodeItem(unescapeJSON(b))
+	if err != nil {
 		return nil, fmt.Errorf("pgstore: decode item: %w", err)
 	}
 	return it, nil

@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"github.com/dynamopg/dynamopg/server/attr"
@@ -30,8 +29,8 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 
 // decodeItem decodes an item's stored wire JSON.
 func decodeItem(raw []byte) (attr.Item, error) {
-	var it attr.Item
-	if err := json.Unmarshal(raw, &it); err != nil {
+	it, err := attr.DecodeItem(raw)
+	if err != nil {
 		return nil, fmt.Errorf("decode stored item: %w", err)
 	}
 	return it, nil
