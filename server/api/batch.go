@@ -202,12 +202,7 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 	if total > maxBatchWriteItems {
 		return nil, ValidationError("Too many items requested for the BatchWriteItem call")
 	}
-	type op struct {
-		t   *store.Table
-		key attr.Item
-		put attr.Item // nil: delete
-	}
-	var ops []op
+	var ops []batchOp
 	for _, n := range names {
 		t, err := a.tableFor(ctx, n)
 		if err != nil {
@@ -215,7 +210,7 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 		}
 		seen := map[string]bool{}
 		for _, wr := range in.RequestItems[n] {
-			var o op
+			var o batchOp
 			switch {
 			case wr.PutRequest != nil && wr.DeleteRequest == nil:
 				it := wr.PutRequest.Item
@@ -228,12 +223,12 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 				if it.Size() > attr.MaxItemSize {
 					return nil, ValidationError("Item size has exceeded the maximum allowed size")
 				}
-				o = op{t: t, key: t.KeyOf(it), put: it}
+				o = batchOp{t: t, key: t.KeyOf(it), put: it}
 			case wr.DeleteRequest != nil && wr.PutRequest == nil:
 				if err := checkKey(t, wr.DeleteRequest.Key); err != nil {
 					return nil, err
 				}
-				o = op{t: t, key: wr.DeleteRequest.Key}
+				o = batchOp{t: t, key: wr.DeleteRequest.Key}
 			default:
 				return nil, ValidationError("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
 			}
@@ -248,30 +243,12 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 	units := map[string]float64{}
 	indexUnits := map[string]map[string]float64{}
 	tables := map[string]*store.Table{}
-	blind, _ := a.store.(store.BlindWriter)
-	for _, o := range ops {
-		put := o.put
-		coll, err := a.collectionOf(ctx, o.t, o.key)
-		if err != nil {
-			return nil, err
-		}
-		var old attr.Item
-		switch {
-		case blind != nil && coll == nil && put != nil:
-			old, err = blind.ItemPut(ctx, o.t, put)
-		case blind != nil && coll == nil:
-			old, err = blind.ItemRemove(ctx, o.t, o.key)
-		default:
-			old, err = a.store.ItemWrite(ctx, o.t, o.key, func(attr.Item) (attr.Item, error) {
-				if err := coll.check(put); err != nil {
-					return nil, err
-				}
-				return put, nil
-			})
-		}
-		if err != nil {
-			return nil, storeErr(err, "batch write")
-		}
+	olds, err := a.batchWrites(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range ops {
+		old, put := olds[i], o.put
 		units[o.t.Name] += writeUnits(old.Size(), put.Size())
 		for ix, u := range indexWriteUnits(o.t, old, put) {
 			if indexUnits[o.t.Name] == nil {
@@ -304,4 +281,62 @@ func checkBatchItemKey(t *store.Table, it attr.Item) error {
 		}
 	}
 	return checkItemKey(t, it)
+}
+
+// batchOp is one write of a BatchWriteItem request.
+type batchOp struct {
+	t   *store.Table
+	key attr.Item
+	put attr.Item // nil: delete
+}
+
+// batchWrites performs a BatchWriteItem's writes and returns the item each
+// one replaced or deleted. Without a local secondary index to size the
+// item collection for, the writes need no read in Go: a
+// store.BlindBatchWriter does them all in one round trip. Otherwise each
+// write of a table with one is an ItemWrite that checks the collection's
+// size limit, and the others are BlindWriter writes where the store has it.
+func (a *API) batchWrites(ctx context.Context, ops []batchOp) ([]attr.Item, error) {
+	sized := false
+	for _, o := range ops {
+		sized = sized || hasLSI(o.t)
+	}
+	if many, ok := a.store.(store.BlindBatchWriter); ok && !sized {
+		bops := make([]store.BlindOp, len(ops))
+		for i, o := range ops {
+			bops[i] = store.BlindOp{Table: o.t, Key: o.key, Put: o.put}
+		}
+		olds, err := many.ItemWriteBlindMany(ctx, bops)
+		if err != nil {
+			return nil, storeErr(err, "batch write")
+		}
+		return olds, nil
+	}
+	blind, _ := a.store.(store.BlindWriter)
+	olds := make([]attr.Item, len(ops))
+	for i, o := range ops {
+		// The collection is sized just before its write, so that it counts
+		// the batch's earlier writes to it.
+		coll, err := a.collectionOf(ctx, o.t, o.key)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case blind != nil && coll == nil && o.put != nil:
+			olds[i], err = blind.ItemPut(ctx, o.t, o.put)
+		case blind != nil && coll == nil:
+			olds[i], err = blind.ItemRemove(ctx, o.t, o.key)
+		default:
+			olds[i], err = a.store.ItemWrite(ctx, o.t, o.key, func(attr.Item) (attr.Item, error) {
+				if err := coll.check(o.put); err != nil {
+					return nil, err
+				}
+				return o.put, nil
+			})
+		}
+		if err != nil {
+			return nil, storeErr(err, "batch write")
+		}
+	}
+	return olds, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/dynamopg/dynamopg/gen"
@@ -54,4 +55,74 @@ func (s *Store) blindWrite(ctx context.Context, op string, t *store.Table, stmt 
 		return nil, err
 	}
 	return old, nil
+}
+
+var _ store.BlindBatchWriter = (*Store)(nil)
+
+// ItemWriteBlindMany runs item_put and item_remove for every op in one
+// pipeline: one round trip and one implicit transaction, in lockOrder (table
+// id, then key) so that two batches never wait on each other in a cycle.
+// Deadlocks with other writers and serialization failures are retried as
+// ItemWrite retries them.
+func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]attr.Item, error) {
+	targets := make([]store.TxTarget, len(ops))
+	for i, o := range ops {
+		targets[i] = store.TxTarget{Table: o.Table, Key: o.Key}
+	}
+	order := lockOrder(targets)
+	type stmt struct {
+		sql  string
+		args []any
+	}
+	stmts := make([]stmt, len(order))
+	for i, o := range order {
+		op := ops[o.pos]
+		if op.Put == nil {
+			stmts[i] = stmt{gen.ItemRemove, []any{op.Table.ID, o.key, version(op.Table)}}
+			continue
+		}
+		size := op.Put.Size()
+		if size > math.MaxInt32 {
+			return nil, fmt.Errorf("pgstore: item put: item of %d bytes", size)
+		}
+		stmts[i] = stmt{gen.ItemPut, []any{op.Table.ID, encodeItem(op.Put), int32(size), version(op.Table)}}
+	}
+	olds := make([]attr.Item, len(ops))
+	err := s.retryTx(ctx, "item write blind many", []any{"ops", len(ops)}, func() (bool, error) {
+		b := &pgx.Batch{}
+		for _, st := range stmts {
+			b.Queue(st.sql, st.args...)
+		}
+		raws := make([][]byte, len(order))
+		dest := make([]any, len(order))
+		for i := range raws {
+			dest[i] = &raws[i]
+		}
+		if err := s.sendBatch(ctx, b, dest); err != nil {
+			return retryable(err), wrap("item write blind many", err)
+		}
+		for i, o := range order {
+			old, err := decodeItem(raws[i])
+			if err != nil {
+				return false, err
+			}
+			olds[o.pos] = old
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return olds, nil
+}
+
+// sendBatch sends b on a pool connection and scans one row per statement
+// into dest, returning the first error.
+func (s *Store) sendBatch(ctx context.Context, b *pgx.Batch, dest []any) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	return runBatch(ctx, conn, b, dest...)
 }
