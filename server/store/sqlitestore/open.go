@@ -66,6 +66,9 @@ type Store struct {
 
 	// The stream trim loop and the TTL sweeper (stream.go).
 	streamLoops streamLoops
+
+	// The group committer of item writes (group.go).
+	groups writeGroups
 }
 
 var _ store.Store = (*Store)(nil)
@@ -183,6 +186,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // the next Open) and the queue workers (rows they did not apply stay queued
 // for the next Open), and releases the database handles.
 func (s *Store) Close() {
+	s.stopGroups()
 	s.stopStreamLoops()
 	s.stopBuilds()
 	s.stopWorkers()

@@ -18,7 +18,7 @@ var _ store.Transactor = (*Store)(nil)
 // runs exactly once. Each target's table definition is read from the catalog
 // inside the transaction; a table that is gone gives ErrTableNotFound.
 func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
-	return s.inWrite(ctx, func(tx *sql.Tx) error {
+	return s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
 		return transactIn(ctx, tx, targets, fn)
 	})
 }

@@ -17,7 +17,7 @@ import (
 // in that transaction, not taken from t, which may be stale.
 func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
 	var old attr.Item
-	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+	err := s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
 		r, err := lockTarget(ctx, tx, t, key)
 		if err != nil {
 			return err
