@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"database/sql"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
@@ -18,4 +19,29 @@ func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (at
 // ItemRemove is ItemWrite with a fn that deletes whatever was there.
 func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
 	return s.ItemWrite(ctx, t, key, func(attr.Item) (attr.Item, error) { return nil, nil })
+}
+
+var _ store.BlindBatchWriter = (*Store)(nil)
+
+// ItemWriteBlindMany writes every op in one write transaction (shared with
+// the other item writes waiting, see group.go): all of them or none.
+func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]attr.Item, error) {
+	olds := make([]attr.Item, len(ops))
+	err := s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
+		for i, o := range ops {
+			r, err := lockTarget(ctx, tx, o.Table, o.Key)
+			if err != nil {
+				return err
+			}
+			olds[i] = r.old
+			if err := r.apply(ctx, tx, o.Put.Clone()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return olds, nil
 }
