@@ -32,7 +32,7 @@ type ItemGetManyParams struct {
 	Key     []byte
 }
 
-// ItemGetMany is ItemGet pipelined: ItemGetMany reads its targets in one
+// ItemGetMany is dynamopg.item_get pipelined: ItemGetMany reads its targets in one
 // round trip inside one snapshot.
 func (q *Queries) ItemGetMany(ctx context.Context, db DBTX, arg []ItemGetManyParams) *ItemGetManyBatchResults {
 	batch := &pgx.Batch{}

@@ -29,23 +29,6 @@ func (q *Queries) ItemDelete(ctx context.Context, db DBTX, arg ItemDeleteParams)
 	return deleted, err
 }
 
-const ItemGet = `-- name: ItemGet :one
-SELECT dynamopg.item_get($1::bigint, $2::jsonb)::jsonb AS item
-`
-
-type ItemGetParams struct {
-	TableID int64
-	Key     []byte
-}
-
-// ItemGet reads one item by key (NULL when absent).
-func (q *Queries) ItemGet(ctx context.Context, db DBTX, arg ItemGetParams) ([]byte, error) {
-	row := db.QueryRow(ctx, ItemGet, arg.TableID, arg.Key)
-	var item []byte
-	err := row.Scan(&item)
-	return item, err
-}
-
 const ItemGetSQL = `-- name: ItemGetSQL :one
 SELECT dynamopg.item_get_sql(dynamopg.table_def($1::bigint, false))::text AS stmt
 `

@@ -1,7 +1,3 @@
--- name: ItemGet :one
--- ItemGet reads one item by key (NULL when absent).
-SELECT dynamopg.item_get(@table_id::bigint, @key::jsonb)::jsonb AS item;
-
 -- name: ItemGetSQL :one
 -- ItemGetSQL is the statement text ItemGet prepares for a table.
 SELECT dynamopg.item_get_sql(dynamopg.table_def(@table_id::bigint, false))::text AS stmt;
@@ -53,7 +49,7 @@ SELECT s.item::jsonb AS item
 SELECT dynamopg.item_lock(@table_id::bigint, @key::jsonb, sqlc.narg('version')::bigint)::jsonb AS item;
 
 -- name: ItemGetMany :batchone
--- ItemGetMany is ItemGet pipelined: ItemGetMany reads its targets in one
+-- ItemGetMany is dynamopg.item_get pipelined: ItemGetMany reads its targets in one
 -- round trip inside one snapshot.
 SELECT dynamopg.item_get(@table_id::bigint, @key::jsonb)::jsonb AS item;
 

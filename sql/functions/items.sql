@@ -41,9 +41,7 @@ DECLARE
     v_def  jsonb := dynamopg.table_def(p_table, false);
     v_item jsonb;
 BEGIN
-    EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s',
-                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
-       INTO v_item USING p_key;
+    EXECUTE dynamopg.item_get_sql(v_def) INTO v_item USING p_key;
     RETURN v_item;
 END;
 $$;

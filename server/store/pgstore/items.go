@@ -122,16 +122,19 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 		return nil, false, err
 	}
 	runHook(&testHookBeforeStatement)
-	write, err := itemStoreBatch(ctx, t, keyJSON, old, nu)
+	st, err := itemStoreStatement(ctx, t, keyJSON, old, nu)
 	if err != nil {
 		return nil, false, wrap("item write", err)
 	}
-	write.Queue(gen.TxCommit)
+	write := &pgx.Batch{}
 	ok := true
-	dest := []any{nil}
-	if write.Len() == 2 {
-		dest[0] = &ok
+	var dest []any
+	if st.sql != "" {
+		write.Queue(st.sql, st.args...)
+		dest = append(dest, &ok)
 	}
+	write.Queue(gen.TxCommit)
+	dest = append(dest, nil)
 	if err := runBatch(ctx, conn, write, dest...); err != nil {
 		return nil, retryable(err), wrap("item write", err)
 	}
@@ -165,54 +168,46 @@ func runBatch(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, dest ...any
 	return first
 }
 
-// itemStoreBatch queues fn's result: an insert, replace or delete
-// returning whether it took effect, or nothing.
-func itemStoreBatch(ctx context.Context, t *store.Table, keyJSON []byte, old, nu attr.Item) (*pgx.Batch, error) {
-	b := &pgx.Batch{}
-	switch {
-	case nu == nil && old == nil:
-		return b, nil
-	case nu == nil:
-		b.Queue(gen.ItemDelete, t.ID, keyJSON, store.IsTTLDelete(ctx))
-		return b, nil
-	}
-	size := nu.Size()
-	if size > math.MaxInt32 {
-		return nil, fmt.Errorf("item of %d bytes", size)
-	}
-	if old == nil {
-		b.Queue(gen.ItemInsert, t.ID, encodeItem(nu), int32(size))
-	} else {
-		b.Queue(gen.ItemReplace, t.ID, encodeItem(nu), int32(size))
-	}
-	return b, nil
+// storeStatement is the statement that writes fn's result (an insert,
+// replace or delete that returns whether it took effect); sql is empty when
+// there is nothing to write.
+type storeStatement struct {
+	sql  string
+	args []any
 }
 
-// itemStore writes fn's result: insert, replace, delete or nothing.
-func (s *Store) itemStore(ctx context.Context, tx pgx.Tx, t *store.Table, keyJSON []byte, old, nu attr.Item) error {
+// itemStoreStatement is the statement writing nu over old at keyJSON.
+func itemStoreStatement(ctx context.Context, t *store.Table, keyJSON []byte, old, nu attr.Item) (storeStatement, error) {
 	switch {
 	case nu == nil && old == nil:
-		return nil
+		return storeStatement{}, nil
 	case nu == nil:
-		_, err := s.q.ItemDelete(ctx, tx, gen.ItemDeleteParams{TableID: t.ID, Key: keyJSON,
-			Ttl: store.IsTTLDelete(ctx)})
-		return err
+		return storeStatement{gen.ItemDelete, []any{t.ID, keyJSON, store.IsTTLDelete(ctx)}}, nil
 	}
 	size := nu.Size()
 	if size > math.MaxInt32 {
-		return fmt.Errorf("item of %d bytes", size)
+		return storeStatement{}, fmt.Errorf("item of %d bytes", size)
 	}
-	p := encodeItem(nu)
 	if old == nil {
-		ok, err := s.q.ItemInsert(ctx, tx, gen.ItemInsertParams{TableID: t.ID, Item: p, Size: int32(size)})
-		if err == nil && !ok {
-			err = errLostInsert
-		}
+		return storeStatement{gen.ItemInsert, []any{t.ID, encodeItem(nu), int32(size)}}, nil
+	}
+	return storeStatement{gen.ItemReplace, []any{t.ID, encodeItem(nu), int32(size)}}, nil
+}
+
+// itemStore writes fn's result in tx (ItemTransact). A write that did not
+// take effect (the insert found the key taken, or the locked row vanished,
+// which cannot happen) is errLostInsert: start over.
+func itemStore(ctx context.Context, tx pgx.Tx, t *store.Table, keyJSON []byte, old, nu attr.Item) error {
+	st, err := itemStoreStatement(ctx, t, keyJSON, old, nu)
+	if err != nil || st.sql == "" {
 		return err
 	}
-	ok, err := s.q.ItemReplace(ctx, tx, gen.ItemReplaceParams{TableID: t.ID, Item: p, Size: int32(size)})
-	if err == nil && !ok {
-		err = errLostInsert // the locked row vanished: cannot happen, start over
+	var ok bool
+	if err := tx.QueryRow(ctx, st.sql, st.args...).Scan(&ok); err != nil {
+		return err
 	}
-	return err
+	if !ok {
+		return errLostInsert
+	}
+	return nil
 }

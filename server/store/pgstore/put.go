@@ -87,7 +87,7 @@ func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]
 		}
 		stmts[i] = stmt{gen.ItemPut, []any{op.Table.ID, encodeItem(op.Put), int32(size), version(op.Table)}}
 	}
-	olds := make([]attr.Item, len(ops))
+	var olds []attr.Item
 	err := s.retryTx(ctx, "item write blind many", []any{"ops", len(ops)}, func() (bool, error) {
 		b := &pgx.Batch{}
 		for _, st := range stmts {
@@ -101,14 +101,9 @@ func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]
 		if err := s.sendBatch(ctx, b, dest); err != nil {
 			return retryable(err), wrap("item write blind many", err)
 		}
-		for i, o := range order {
-			old, err := decodeItem(raws[i])
-			if err != nil {
-				return false, err
-			}
-			olds[o.pos] = old
-		}
-		return false, nil
+		var err error
+		olds, err = itemsInCallerOrder(order, raws)
+		return false, err
 	})
 	if err != nil {
 		return nil, err

@@ -107,7 +107,7 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 		default:
 			continue // a check: the row lock (if any) made it atomic
 		}
-		if err := s.itemStore(ctx, tx, o.t, o.key, olds[o.pos], nu); err != nil {
+		if err := itemStore(ctx, tx, o.t, o.key, olds[o.pos], nu); err != nil {
 			return err == errLostInsert || retryable(err), false, wrap("item transact", err)
 		}
 	}
@@ -135,6 +135,12 @@ func (s *Store) lockMany(ctx context.Context, tx pgx.Tx, order []txTarget) ([]at
 	if first != nil {
 		return nil, first
 	}
+	return itemsInCallerOrder(order, raws)
+}
+
+// itemsInCallerOrder decodes raws, one per target in order, into the
+// caller's order (by pos).
+func itemsInCallerOrder(order []txTarget, raws [][]byte) ([]attr.Item, error) {
 	olds := make([]attr.Item, len(order))
 	for i, o := range order {
 		it, err := decodeItem(raws[i])
