@@ -30,21 +30,25 @@ type lagResult struct {
 	Rate         int     `json:"rate_asked"`
 	AchievedRate float64 `json:"rate_achieved"`
 	Samples      int     `json:"samples"`
-	SampleEvery  int     `json:"sample_every"`
 	P50Ms        float64 `json:"p50_ms"`
 	P99Ms        float64 `json:"p99_ms"`
 	MaxMs        float64 `json:"max_ms"`
 	Error        string  `json:"error,omitempty"`
 }
 
-// measureLag writes at rate/s for dur on a server with async indexes; each
-// write's GSI key is its own, and for every sample-th write a goroutine
-// polls the GSI (every 1 ms) from the moment PutItem returned until the
-// item shows. Polling after every write would put rate × lag / 1 ms
-// Queries in flight, more than the server answers, and measure that.
-func measureLag(ctx context.Context, backend string, rate int, dur time.Duration, sample int) lagResult {
-	sample = max(sample, 1)
-	r := lagResult{Backend: backend, Rate: rate, SampleEvery: sample}
+// lagPollEvery is the pause between the lag poller's Queries.
+const lagPollEvery = time.Millisecond
+
+// measureLag writes at rate/s for dur on a server with async indexes and
+// times every write from PutItem returned to the item showing on the GSI.
+// Every item has GSI key g = "lag" and its sequence number as the GSI sort
+// key; one poller Queries the GSI for the sequence numbers from the lowest
+// not yet seen, every lagPollEvery, and stamps each item the first time a
+// Query returns it. One poller keeps the measurement's own load fixed (one
+// Query in flight): a poller per write would put rate × lag / 1 ms Queries
+// in flight, more than the server answers once lag grows, and measure that.
+func measureLag(ctx context.Context, backend string, rate int, dur time.Duration) lagResult {
+	r := lagResult{Backend: backend, Rate: rate}
 	fmt.Fprintf(os.Stderr, "== async index lag on %s\n", backend)
 	url, stop, err := startDynamopg(ctx, backend, "--index-propagation", "async")
 	if err != nil {
@@ -59,11 +63,14 @@ func measureLag(ctx context.Context, backend string, rate int, dur time.Duration
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("seq"), AttributeType: types.ScalarAttributeTypeN}},
 		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName:  aws.String("byG"),
-			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			IndexName: aws.String("byG"),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String("seq"), KeyType: types.KeyTypeRange}},
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
 		}},
 	})
@@ -72,10 +79,15 @@ func measureLag(ctx context.Context, backend string, rate int, dur time.Duration
 		return r
 	}
 	n := int(dur.Seconds() * float64(rate))
-	lags := make([]time.Duration, n)
-	timed := 0
-	var wg sync.WaitGroup
+	returned := make([]atomic.Int64, n) // unix ns; 0: not yet, -1: failed
+	seen := make([]int64, n)            // unix ns the poller first saw it
 	var firstErr atomic.Value
+	pollDone := make(chan struct{})
+	go func() {
+		defer close(pollDone)
+		firstErr.CompareAndSwap(nil, pollLag(ctx, c, table, returned, seen))
+	}()
+	var wg sync.WaitGroup
 	interval := time.Second / time.Duration(rate)
 	start := time.Now()
 	for i := 0; i < n && ctx.Err() == nil; i++ {
@@ -85,47 +97,26 @@ func measureLag(ctx context.Context, backend string, rate int, dur time.Duration
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			lags[i] = -1
-			g := fmt.Sprintf("lag%08d", i)
 			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
-				"pk": &types.AttributeValueMemberS{Value: fmt.Sprintf("k%08d", i)},
-				"g":  &types.AttributeValueMemberS{Value: g},
+				"pk":  &types.AttributeValueMemberS{Value: fmt.Sprintf("k%08d", i)},
+				"g":   &types.AttributeValueMemberS{Value: "lag"},
+				"seq": &types.AttributeValueMemberN{Value: strconv.Itoa(i)},
 			}})
 			if err != nil {
+				returned[i].Store(-1)
 				firstErr.CompareAndSwap(nil, err.Error())
 				return
 			}
-			if i%sample != 0 {
-				lags[i] = -2 // not timed
-				return
-			}
-			returned := time.Now()
-			for time.Since(returned) < 30*time.Second && ctx.Err() == nil {
-				out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("byG"),
-					KeyConditionExpression:    aws.String("g = :g"),
-					ExpressionAttributeValues: map[string]types.AttributeValue{":g": &types.AttributeValueMemberS{Value: g}}})
-				if err != nil {
-					firstErr.CompareAndSwap(nil, err.Error())
-					return
-				}
-				if out.Count > 0 {
-					lags[i] = time.Since(returned)
-					return
-				}
-				time.Sleep(time.Millisecond)
-			}
-			firstErr.CompareAndSwap(nil, "item not visible on the index after 30 s")
+			returned[i].Store(time.Now().UnixNano())
 		}(i)
 	}
 	sent := time.Since(start)
 	wg.Wait()
+	<-pollDone
 	var ok []time.Duration
-	for i, l := range lags {
-		if i%sample == 0 {
-			timed++
-		}
-		if l >= 0 {
-			ok = append(ok, l)
+	for i := range n {
+		if ret := returned[i].Load(); ret > 0 && seen[i] > 0 {
+			ok = append(ok, time.Duration(max(seen[i]-ret, 0)))
 		}
 	}
 	sort.Slice(ok, func(i, j int) bool { return ok[i] < ok[j] })
@@ -134,11 +125,58 @@ func measureLag(ctx context.Context, backend string, rate int, dur time.Duration
 	if len(ok) > 0 {
 		r.P50Ms, r.P99Ms, r.MaxMs = msf(ok[len(ok)/2]), msf(ok[min(len(ok)-1, len(ok)*99/100)]), msf(ok[len(ok)-1])
 	}
-	if e, has := firstErr.Load().(string); has {
-		r.Error = fmt.Sprintf("%d of %d timed writes failed or never showed; first: %s", timed-len(ok), timed, e)
+	if e, has := firstErr.Load().(string); has && e != "" {
+		r.Error = fmt.Sprintf("%d of %d writes failed or never showed; first: %s", n-len(ok), n, e)
 	}
 	fmt.Fprintf(os.Stderr, "   %d samples, p50 %.2f ms, p99 %.2f ms %s\n", r.Samples, r.P50Ms, r.P99Ms, r.Error)
 	return r
+}
+
+// pollLag Queries the lag table's GSI until every write of returned has
+// been seen or has failed (or 30 s pass without progress), stamping seen.
+// A write can show before its PutItem returns; its lag then counts as 0.
+func pollLag(ctx context.Context, c *dynamodb.Client, table string, returned []atomic.Int64, seen []int64) string {
+	low := 0 // every sequence number below it is seen or failed
+	progress := time.Now()
+	for ctx.Err() == nil {
+		for low < len(seen) && (seen[low] > 0 || returned[low].Load() < 0) {
+			low++
+		}
+		if low == len(seen) {
+			return ""
+		}
+		if time.Since(progress) > 30*time.Second {
+			return fmt.Sprintf("write %d not visible on the index after 30 s", low)
+		}
+		var start map[string]types.AttributeValue
+		for {
+			out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("byG"),
+				KeyConditionExpression: aws.String("g = :g AND seq >= :low"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{
+					":g":   &types.AttributeValueMemberS{Value: "lag"},
+					":low": &types.AttributeValueMemberN{Value: strconv.Itoa(low)}},
+				ExclusiveStartKey: start})
+			if err != nil {
+				return err.Error()
+			}
+			now := time.Now().UnixNano()
+			for _, it := range out.Items {
+				v, _ := it["seq"].(*types.AttributeValueMemberN)
+				if v == nil {
+					continue
+				}
+				if i, err := strconv.Atoi(v.Value); err == nil && i >= 0 && i < len(seen) && seen[i] == 0 {
+					seen[i] = now
+					progress = time.Now()
+				}
+			}
+			if start = out.LastEvaluatedKey; start == nil {
+				break
+			}
+		}
+		time.Sleep(lagPollEvery)
+	}
+	return ctx.Err().Error()
 }
 
 // ---- online index build ------------------------------------------------

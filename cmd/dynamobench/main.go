@@ -42,7 +42,6 @@ type config struct {
 	lag         bool
 	lagRate     int
 	lagDuration time.Duration
-	lagSample   int
 	onlineBuild bool
 	buildRows   int
 	startup     bool
@@ -61,7 +60,6 @@ func main() {
 	flag.BoolVar(&cfg.lag, "lag", true, "measure async index lag (PutItem returned → item visible on the GSI)")
 	flag.IntVar(&cfg.lagRate, "lag-rate", 1000, "writes/s during the async index lag run")
 	flag.DurationVar(&cfg.lagDuration, "lag-duration", 2*time.Second, "length of the async index lag run")
-	flag.IntVar(&cfg.lagSample, "lag-sample", 10, "during the lag run, time every n-th write (each timed write polls the GSI every 1 ms; timing them all floods the server with its own Queries)")
 	flag.BoolVar(&cfg.onlineBuild, "online-build", false, "also measure an online GSI build on PostgreSQL: backfill rows/s and write throughput during it")
 	flag.IntVar(&cfg.buildRows, "build-rows", 20000, "rows in the table before the online build")
 	flag.BoolVar(&cfg.startup, "startup", true, "measure server start to first answer and idle memory (RSS)")

@@ -179,7 +179,7 @@ func run(ctx context.Context, cfg *config) error {
 			if !wantsBackend(cfg, b) {
 				continue
 			}
-			r := measureLag(ctx, b, cfg.lagRate, cfg.lagDuration, cfg.lagSample)
+			r := measureLag(ctx, b, cfg.lagRate, cfg.lagDuration)
 			rep.Lag = append(rep.Lag, r)
 		}
 	}

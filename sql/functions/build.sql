@@ -82,11 +82,12 @@ LANGUAGE sql AS $$
                                      dynamopg.index_async(p_one->'indexes'->0))
 $$;
 
--- build_write_many is build_write for a page of items of table p_def, all
--- for the index p_ix being built (sync or async alike: the build writes
--- the index itself): one DELETE of the index rows of their base keys, then
--- one INSERT of the projections of those that are indexable.
-CREATE OR REPLACE FUNCTION dynamopg.build_write_many(p_def jsonb, p_ix jsonb, p_items jsonb[])
+-- index_rows_write_many is index_rows_write for many items of table p_def
+-- and one of its indexes p_ix, set-based: one DELETE of the index rows of
+-- the base keys p_keys, then one INSERT of the projections of those of
+-- p_items that are indexable. The caller holds the items' row locks, and
+-- p_items' keys are among p_keys (p_keys may name more: items gone).
+CREATE OR REPLACE FUNCTION dynamopg.index_rows_write_many(p_def jsonb, p_ix jsonb, p_keys jsonb[], p_items jsonb[])
 RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -94,9 +95,9 @@ DECLARE
     v_vals   text;
     v_i      int;
 BEGIN
-    -- pk = ANY (...) is there for the plan: the index table is new and
-    -- growing, so its statistics are stale, and on the IN alone the planner
-    -- hashes the page and scans the whole index table, on every page.
+    -- pk = ANY (...) is there for the plan: an index table being built is
+    -- new and growing, so its statistics are stale, and on the IN alone the
+    -- planner hashes the keys and scans the whole index table, every call.
     EXECUTE format('DELETE FROM dynamopg_data.%I '
                    'WHERE pk = ANY (ARRAY(SELECT %s FROM unnest($1::jsonb[]) u(item))) '
                    'AND (%s) IN (SELECT %s FROM unnest($1::jsonb[]) u(item))',
@@ -104,7 +105,10 @@ BEGIN
                    dynamopg.key_value_sql((p_def->'hash'->>'type')::int,
                                           format('u.item->%L', p_def->'hash'->>'name')),
                    dynamopg.build_key_cols(p_def), dynamopg.build_key_vals(p_def, 'u.item'))
-      USING p_items;
+      USING p_keys;
+    IF coalesce(array_length(p_items, 1), 0) = 0 THEN
+        RETURN;
+    END IF;
     v_vals := format('dynamopg.key_hash(u.item->%L)', v_layout.names[1]);
     FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
         v_vals := v_vals || ', ' || dynamopg.key_value_sql(v_layout.types[v_i],
@@ -116,6 +120,15 @@ BEGIN
                    v_layout.rel, array_to_string(v_layout.cols, ', '), v_vals)
       USING p_items, p_def, p_ix;
 END;
+$$;
+
+-- build_write_many is build_write for a page of items of table p_def, all
+-- for the index p_ix being built (sync or async alike: the build writes
+-- the index itself): index_rows_write_many on the items' own keys.
+CREATE OR REPLACE FUNCTION dynamopg.build_write_many(p_def jsonb, p_ix jsonb, p_items jsonb[])
+RETURNS void
+LANGUAGE sql AS $$
+    SELECT dynamopg.index_rows_write_many(p_def, p_ix, p_items, p_items)
 $$;
 
 -- index_build_claim starts a build attempt of the builder p_owner (which

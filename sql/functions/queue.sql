@@ -142,6 +142,69 @@ BEGIN
 END;
 $$;
 
+-- queue_apply_many is queue_apply for many items of one table, set-based,
+-- never waiting for an item: the items it can lock at once (FOR UPDATE SKIP
+-- LOCKED) and those absent get their current state written to every async
+-- index in one DELETE and one INSERT per index (index_rows_write_many), and
+-- their queued rows collected before they were read are deleted. Items a
+-- writer holds are left, their rows untouched, for queue_apply. It returns
+-- how many items it applied (locked or absent); a table gone, or left
+-- without async indexes, has the rows of p_keys consumed and returns 0.
+-- The order of statements is queue_apply's: rows, catalog, then items.
+CREATE OR REPLACE FUNCTION dynamopg.queue_apply_many(p_table bigint, p_keys jsonb[])
+RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_ids    bigint[];
+    v_def    jsonb;
+    v_rel    text := 't_' || p_table;
+    v_items  jsonb[];
+    v_done   jsonb[];
+    v_absent jsonb[];
+    v_ix     jsonb;
+BEGIN
+    SELECT array_agg(q.id) INTO v_ids
+      FROM dynamopg.index_queue q
+     WHERE q.table_id = p_table AND q.key = ANY (p_keys);
+    LOCK TABLE dynamopg.tables IN ROW SHARE MODE;
+    SELECT t.def INTO v_def FROM dynamopg.tables t
+     WHERE t.id = p_table AND t.status <> 'DELETING' FOR KEY SHARE;
+    IF v_def IS NULL OR NOT dynamopg.has_async_index(v_def) THEN
+        DELETE FROM dynamopg.index_queue q WHERE q.id = ANY (v_ids);
+        RETURN 0;
+    END IF;
+    -- The items nobody holds, locked.
+    EXECUTE format('SELECT array_agg(l.item) FROM (SELECT item FROM dynamopg_data.%I '
+                   'WHERE pk = ANY (ARRAY(SELECT %s FROM unnest($1::jsonb[]) u(item))) '
+                   'AND (%s) IN (SELECT %s FROM unnest($1::jsonb[]) u(item)) '
+                   'FOR UPDATE SKIP LOCKED) l',
+                   v_rel,
+                   dynamopg.key_value_sql((v_def->'hash'->>'type')::int,
+                                          format('u.item->%L', v_def->'hash'->>'name')),
+                   dynamopg.build_key_cols(v_def), dynamopg.build_key_vals(v_def, 'u.item'))
+       INTO v_items USING p_keys;
+    SELECT array_agg(dynamopg.queue_key(v_def, i)) INTO v_done FROM unnest(v_items) i;
+    -- The items absent, in a later statement: a row skipped above because
+    -- its writer holds it exists (or is being inserted: then its writer
+    -- queues a row of its own, after these).
+    EXECUTE format('SELECT array_agg(u.item) FROM unnest($1::jsonb[]) u(item) '
+                   'WHERE NOT (u.item = ANY (coalesce($2, ''{}''::jsonb[]))) '
+                   'AND NOT EXISTS (SELECT 1 FROM dynamopg_data.%I d WHERE %s)',
+                   v_rel, dynamopg.key_where_sql(v_def, 'u.item'))
+       INTO v_absent USING p_keys, v_done;
+    v_done := coalesce(v_done, '{}') || coalesce(v_absent, '{}');
+    IF cardinality(v_done) = 0 THEN
+        RETURN 0;
+    END IF;
+    FOR v_ix IN SELECT e FROM jsonb_array_elements(coalesce(v_def->'indexes', '[]')) e
+                 WHERE dynamopg.index_async(e) LOOP
+        PERFORM dynamopg.index_rows_write_many(v_def, v_ix, v_done, v_items);
+    END LOOP;
+    DELETE FROM dynamopg.index_queue q WHERE q.id = ANY (v_ids) AND q.key = ANY (v_done);
+    RETURN cardinality(v_done);
+END;
+$$;
+
 -- queue_pass_over sets aside every queued row of one item for p_ms
 -- milliseconds from now (the clock, not the transaction start: the caller
 -- may have waited for a lock), recording why.
@@ -153,49 +216,84 @@ LANGUAGE sql AS $$
      WHERE q.table_id = p_table AND q.key = p_key
 $$;
 
--- queue_run is one worker step, one transaction: it takes the advisory lock
--- of a partition that has claimable rows (trying them from a random one, so
--- workers spread) and applies up to queue_batch_size of its rows in id
--- order. The first item may wait queue_lock_timeout_ms for its row lock;
--- when it cannot get it, it and all its rows are passed over for
+-- queue_run is one worker step, one transaction: it takes the advisory
+-- locks of the partitions that have claimable rows and that no other worker
+-- holds (trying them from a random one, so workers spread) and claims up to
+-- queue_batch_size rows of them in all, oldest first in each. It first
+-- applies their items set-based, per table (queue_apply_many), which skips
+-- the items writers hold; then the rows left, one item at a time in id
+-- order (queue_apply). There the first item may wait queue_lock_timeout_ms
+-- for its row lock, unless the set-based pass applied something (the batch
+-- then holds item locks, and must not hold them while it waits); when it
+-- cannot get it, it and all its rows are passed over for
 -- queue_pass_over_ms, and the batch goes on. Later items wait only
 -- queue_lock_try_ms, and a blocked one ends the batch (committing what is
 -- done) so that a batch never holds many item locks while it waits; the next
 -- run meets that item first. Any other error passes the item over too, so
--- one bad row cannot stall its partition. part is NULL when nothing was
--- claimable.
+-- one bad row cannot stall its partition. part is the first partition it
+-- took, NULL when nothing was claimable.
 CREATE OR REPLACE FUNCTION dynamopg.queue_run(p_worker text,
     OUT part int, OUT claimed int, OUT applied int, OUT passed int)
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_wait_ms int := dynamopg.setting_int('queue_lock_timeout_ms', 2000);
-    v_try_ms  int := dynamopg.setting_int('queue_lock_try_ms', 20);
-    v_pass_ms int := dynamopg.setting_int('queue_pass_over_ms', 2000);
-    v_batch   int := dynamopg.setting_int('queue_batch_size', 64);
+    v_wait_ms int;
+    v_try_ms  int;
+    v_pass_ms int;
+    v_batch   int;
     v_n       int := dynamopg.queue_partitions();
     v_start   int := floor(random() * dynamopg.queue_partitions())::int;
     v_first   boolean := true;
     v_part    int;
+    v_ids     bigint[];
+    v_tables  bigint[];
+    v_keys    jsonb[];
+    v_table   bigint;
     v_row     record;
 BEGIN
     claimed := 0;
     applied := 0;
     passed := 0;
+    SELECT coalesce(max((s.value #>> '{}')::int) FILTER (WHERE s.key = 'queue_lock_timeout_ms'), 2000),
+           coalesce(max((s.value #>> '{}')::int) FILTER (WHERE s.key = 'queue_lock_try_ms'), 20),
+           coalesce(max((s.value #>> '{}')::int) FILTER (WHERE s.key = 'queue_pass_over_ms'), 2000),
+           coalesce(max((s.value #>> '{}')::int) FILTER (WHERE s.key = 'queue_batch_size'), 64)
+      INTO v_wait_ms, v_try_ms, v_pass_ms, v_batch
+      FROM dynamopg.settings s
+     WHERE s.key IN ('queue_lock_timeout_ms', 'queue_lock_try_ms', 'queue_pass_over_ms', 'queue_batch_size');
+    v_ids := '{}';
+    v_tables := '{}';
+    v_keys := '{}';
     FOR v_i IN 0 .. v_n - 1 LOOP
+        EXIT WHEN claimed >= v_batch;
         v_part := (v_start + v_i) % v_n;
         CONTINUE WHEN NOT EXISTS (
             SELECT 1 FROM dynamopg.index_queue q
              WHERE q.part = v_part AND (q.pass_over_until IS NULL OR q.pass_over_until < now()));
-        IF pg_try_advisory_xact_lock(dynamopg.queue_lock_class(), v_part) THEN
-            part := v_part;
-            EXIT;
-        END IF;
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(dynamopg.queue_lock_class(), v_part);
+        part := coalesce(part, v_part);
+        SELECT v_ids || array_agg(c.id ORDER BY c.id), v_tables || array_agg(c.table_id ORDER BY c.id),
+               v_keys || array_agg(c.key ORDER BY c.id)
+          INTO v_ids, v_tables, v_keys
+          FROM dynamopg.queue_claim(p_worker, v_part, v_batch - claimed) c;
+        claimed := cardinality(v_ids);
     END LOOP;
     IF part IS NULL THEN
         RETURN;
     END IF;
-    FOR v_row IN SELECT c.id, c.table_id, c.key FROM dynamopg.queue_claim(p_worker, part, v_batch) c ORDER BY c.id LOOP
-        claimed := claimed + 1;
+    FOR v_table IN SELECT DISTINCT t FROM unnest(v_tables) t LOOP
+        BEGIN
+            applied := applied + dynamopg.queue_apply_many(v_table,
+                ARRAY(SELECT DISTINCT k FROM unnest(v_tables, v_keys) u(t, k) WHERE u.t = v_table));
+        EXCEPTION
+            WHEN OTHERS THEN
+                -- Undone; the rows go one at a time below, where an error
+                -- is the item's own.
+                RAISE WARNING 'dynamopg: queue: set apply of table % failed: % (%)',
+                    v_table, SQLERRM, SQLSTATE;
+        END;
+    END LOOP;
+    v_first := applied = 0;
+    FOR v_row IN SELECT u.id, u.table_id, u.key FROM unnest(v_ids, v_tables, v_keys) u(id, table_id, key) ORDER BY u.id LOOP
         -- Already satisfied by an earlier apply of its item, or passed over, in this batch.
         CONTINUE WHEN NOT EXISTS (
             SELECT 1 FROM dynamopg.index_queue q
@@ -208,7 +306,7 @@ BEGIN
         EXCEPTION
             WHEN lock_not_available OR deadlock_detected THEN
                 IF NOT v_first THEN
-                    EXIT; -- commit what is done; the next run waits for this item first
+                    EXIT; -- commit what is done; the next run meets this item again
                 END IF;
                 passed := passed + 1;
                 PERFORM dynamopg.queue_pass_over(v_row.table_id, v_row.key, v_pass_ms, SQLERRM);
