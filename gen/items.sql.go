@@ -238,6 +238,42 @@ func (q *Queries) ItemScan(ctx context.Context, db DBTX, arg ItemScanParams) ([]
 	return items, nil
 }
 
+const ItemWriteSQL = `-- name: ItemWriteSQL :one
+SELECT w.lock_sql::text AS lock_sql, w.put_sql::text AS put_sql, w.remove_sql::text AS remove_sql,
+       w.insert_sql::text AS insert_sql, w.replace_sql::text AS replace_sql,
+       w.delete_sql::text AS delete_sql
+  FROM dynamopg.item_write_sql(dynamopg.table_def($1::bigint, false)) AS w
+`
+
+type ItemWriteSQLParams struct {
+	TableID int64
+}
+
+type ItemWriteSQLRow struct {
+	LockSql    string
+	PutSql     string
+	RemoveSql  string
+	InsertSql  string
+	ReplaceSql string
+	DeleteSql  string
+}
+
+// ItemWriteSQL is the statement texts pgstore prepares for a plain table's
+// writes (dynamopg.item_write_sql).
+func (q *Queries) ItemWriteSQL(ctx context.Context, db DBTX, arg ItemWriteSQLParams) (ItemWriteSQLRow, error) {
+	row := db.QueryRow(ctx, ItemWriteSQL, arg.TableID)
+	var i ItemWriteSQLRow
+	err := row.Scan(
+		&i.LockSql,
+		&i.PutSql,
+		&i.RemoveSql,
+		&i.InsertSql,
+		&i.ReplaceSql,
+		&i.DeleteSql,
+	)
+	return i, err
+}
+
 const TxBegin = `-- name: TxBegin :exec
 BEGIN
 `

@@ -2,6 +2,14 @@
 -- ItemGetSQL is the statement text ItemGet prepares for a table.
 SELECT dynamopg.item_get_sql(dynamopg.table_def(@table_id::bigint, false))::text AS stmt;
 
+-- name: ItemWriteSQL :one
+-- ItemWriteSQL is the statement texts pgstore prepares for a plain table's
+-- writes (dynamopg.item_write_sql).
+SELECT w.lock_sql::text AS lock_sql, w.put_sql::text AS put_sql, w.remove_sql::text AS remove_sql,
+       w.insert_sql::text AS insert_sql, w.replace_sql::text AS replace_sql,
+       w.delete_sql::text AS delete_sql
+  FROM dynamopg.item_write_sql(dynamopg.table_def(@table_id::bigint, false)) AS w;
+
 -- name: ItemLock :one
 -- ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent);
 -- a @version (the cached description's) other than the catalog's is DPG01.

@@ -33,6 +33,88 @@ LANGUAGE sql IMMUTABLE AS $$
                   (p_def->>'id')::bigint)
 $$;
 
+-- item_lost_insert raises serialization_failure (SQLSTATE 40001, which
+-- pgstore retries): an insert found its key taken by a concurrent inserter
+-- and wrote nothing. Raising ends the statement and its transaction, so a
+-- pipeline of such statements is undone whole.
+CREATE OR REPLACE FUNCTION dynamopg.item_lost_insert()
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    RAISE EXCEPTION 'dynamopg: item key created concurrently'
+        USING ERRCODE = 'serialization_failure';
+END;
+$$;
+
+-- item_write_sql is the text of the statements that write one item of a
+-- plain table p_def: one with no index (sync or async) and no stream, whose
+-- writes are the data row alone. pgstore prepares them per table and
+-- connection, as it does item_get_sql, where item_lock and item_put plan
+-- their EXECUTEs on every call; for a table with indexes or a stream it
+-- calls the functions. Each statement that opens a write reads the catalog
+-- first through table_def (its own ROW SHARE statement, the row FOR KEY
+-- SHARE, the version check), gating the item's row lock on it. The texts
+-- depend only on the table's id and key schema, which never change; a
+-- table that gains an index or a stream is a new catalog version, which
+-- the statements' version check refuses (DPG01).
+--
+--   lock_sql     $1 key, $2 version: the item FOR UPDATE (NULL: absent), as
+--                item_lock
+--   put_sql      $1 item, $2 size, $3 key hash (store.KeyHash), $4 version:
+--                item_put; the item replaced (NULL: none), or 40001 when the
+--                insert lost to a concurrent inserter (nothing written)
+--   remove_sql   $1 key, $2 version: item_remove; the item deleted
+--   insert_sql   $1 item, $2 size, $3 key hash: item_insert after lock_sql
+--                in the transaction; false when the key is taken
+--   replace_sql  $1 item, $2 size: item_replace after lock_sql; false when
+--                the item is absent
+--   delete_sql   $1 key: item_delete after lock_sql; false when absent
+CREATE OR REPLACE FUNCTION dynamopg.item_write_sql(p_def jsonb,
+    OUT lock_sql text, OUT put_sql text, OUT remove_sql text,
+    OUT insert_sql text, OUT replace_sql text, OUT delete_sql text)
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_id   bigint := (p_def->>'id')::bigint;
+    v_rel  text := format('dynamopg_data.%I', 't_' || v_id);
+    v_cols text := dynamopg.build_key_cols(p_def);
+    v_def  text := format('dynamopg.table_def(%s, true, %%s::bigint)', v_id);
+BEGIN
+    lock_sql := format(
+        'SELECT (SELECT d.item FROM %s d WHERE %s FOR UPDATE) AS item '
+        'FROM (SELECT %s AS def) c',
+        v_rel, dynamopg.key_where_sql(p_def, '$1::jsonb'), format(v_def, '$2'));
+    put_sql := format(
+        'WITH c AS MATERIALIZED (SELECT %s AS def), '
+        'old AS MATERIALIZED (SELECT (SELECT d.item FROM %s d WHERE %s FOR UPDATE) AS item FROM c), '
+        'upd AS (UPDATE %s d SET item = $1::jsonb, size = $2::int FROM old '
+                'WHERE old.item IS NOT NULL AND %s RETURNING 1), '
+        'ins AS (INSERT INTO %s (hk, %s, item, size) SELECT $3::bigint, %s, $1::jsonb, $2::int '
+                'FROM old WHERE old.item IS NULL ON CONFLICT DO NOTHING RETURNING 1) '
+        'SELECT CASE WHEN EXISTS (SELECT FROM upd) OR EXISTS (SELECT FROM ins) THEN old.item '
+        'ELSE dynamopg.item_lost_insert() END AS old FROM old',
+        format(v_def, '$4'),
+        v_rel, dynamopg.key_where_sql(p_def, '$1::jsonb'),
+        v_rel, dynamopg.key_where_sql(p_def, '$1::jsonb'),
+        v_rel, v_cols, dynamopg.build_key_vals(p_def, '$1::jsonb'));
+    remove_sql := format(
+        'WITH c AS MATERIALIZED (SELECT %s AS def), '
+        'del AS (DELETE FROM %s d WHERE %s AND EXISTS (SELECT FROM c) RETURNING d.item) '
+        'SELECT (SELECT item FROM del) AS old FROM c',
+        format(v_def, '$2'), v_rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
+    insert_sql := format(
+        'WITH ins AS (INSERT INTO %s (hk, %s, item, size) VALUES ($3::bigint, %s, $1::jsonb, $2::int) '
+        'ON CONFLICT DO NOTHING RETURNING 1) SELECT EXISTS (SELECT FROM ins) AS inserted',
+        v_rel, v_cols, dynamopg.build_key_vals(p_def, '$1::jsonb'));
+    replace_sql := format(
+        'WITH upd AS (UPDATE %s SET item = $1::jsonb, size = $2::int WHERE %s RETURNING 1) '
+        'SELECT EXISTS (SELECT FROM upd) AS replaced',
+        v_rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
+    delete_sql := format(
+        'WITH del AS (DELETE FROM %s WHERE %s RETURNING 1) SELECT EXISTS (SELECT FROM del) AS deleted',
+        v_rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
+END;
+$$;
+
 -- item_get returns the item with the key attributes of p_key, or NULL.
 CREATE OR REPLACE FUNCTION dynamopg.item_get(p_table bigint, p_key jsonb)
 RETURNS jsonb

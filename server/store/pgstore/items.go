@@ -94,6 +94,11 @@ var errLostInsert = fmt.Errorf("pgstore: item write: key created concurrently")
 // write that fails aborts the pipeline before the COMMIT, and the deferred
 // ROLLBACK ends the transaction). retry reports that it should run again.
 func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byte, fn store.WriteFunc) (old attr.Item, retry bool, err error) {
+	// Before the connection: plainStmts may take one of its own.
+	w, err := s.plainStmts(ctx, t)
+	if err != nil {
+		return nil, false, err
+	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, false, wrap("item write", err)
@@ -108,7 +113,11 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 
 	lock := &pgx.Batch{}
 	lock.Queue(gen.TxBegin)
-	lock.Queue(gen.ItemLock, t.ID, keyJSON, version(t))
+	if w != nil {
+		lock.Queue(w.LockSql, keyJSON, t.Version)
+	} else {
+		lock.Queue(gen.ItemLock, t.ID, keyJSON, version(t))
+	}
 	var raw []byte
 	if err := runBatch(ctx, conn, lock, nil, &raw); err != nil {
 		return nil, retryable(err), wrap("item write", err)
@@ -122,7 +131,7 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 		return nil, false, err
 	}
 	runHook(&testHookBeforeStatement)
-	st, err := itemStoreStatement(ctx, t, keyJSON, old, nu)
+	st, err := itemStoreStatement(ctx, w, t, keyJSON, old, nu)
 	if err != nil {
 		return nil, false, wrap("item write", err)
 	}
@@ -176,11 +185,16 @@ type storeStatement struct {
 	args []any
 }
 
-// itemStoreStatement is the statement writing nu over old at keyJSON.
-func itemStoreStatement(ctx context.Context, t *store.Table, keyJSON []byte, old, nu attr.Item) (storeStatement, error) {
+// itemStoreStatement is the statement writing nu over old at keyJSON: the
+// plain table's prepared statement when w (plainStmts) is not nil, else the
+// item function. The transaction has locked the item, and checked t's
+// version, already.
+func itemStoreStatement(ctx context.Context, w *gen.ItemWriteSQLRow, t *store.Table, keyJSON []byte, old, nu attr.Item) (storeStatement, error) {
 	switch {
 	case nu == nil && old == nil:
 		return storeStatement{}, nil
+	case nu == nil && w != nil:
+		return storeStatement{w.DeleteSql, []any{keyJSON}}, nil
 	case nu == nil:
 		return storeStatement{gen.ItemDelete, []any{t.ID, keyJSON, store.IsTTLDelete(ctx)}}, nil
 	}
@@ -188,8 +202,13 @@ func itemStoreStatement(ctx context.Context, t *store.Table, keyJSON []byte, old
 	if size > math.MaxInt32 {
 		return storeStatement{}, fmt.Errorf("item of %d bytes", size)
 	}
-	if old == nil {
+	switch {
+	case old == nil && w != nil:
+		return storeStatement{w.InsertSql, []any{encodeItem(nu), int32(size), keyHash(t, nu)}}, nil
+	case old == nil:
 		return storeStatement{gen.ItemInsert, []any{t.ID, encodeItem(nu), int32(size)}}, nil
+	case w != nil:
+		return storeStatement{w.ReplaceSql, []any{encodeItem(nu), int32(size)}}, nil
 	}
 	return storeStatement{gen.ItemReplace, []any{t.ID, encodeItem(nu), int32(size)}}, nil
 }
@@ -197,8 +216,8 @@ func itemStoreStatement(ctx context.Context, t *store.Table, keyJSON []byte, old
 // itemStore writes fn's result in tx (ItemTransact). A write that did not
 // take effect (the insert found the key taken, or the locked row vanished,
 // which cannot happen) is errLostInsert: start over.
-func itemStore(ctx context.Context, tx pgx.Tx, t *store.Table, keyJSON []byte, old, nu attr.Item) error {
-	st, err := itemStoreStatement(ctx, t, keyJSON, old, nu)
+func itemStore(ctx context.Context, tx pgx.Tx, o txTarget, old, nu attr.Item) error {
+	st, err := itemStoreStatement(ctx, o.plain, o.t, o.key, old, nu)
 	if err != nil || st.sql == "" {
 		return err
 	}

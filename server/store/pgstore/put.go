@@ -23,14 +23,58 @@ func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (at
 	if size > math.MaxInt32 {
 		return nil, fmt.Errorf("pgstore: item put: item of %d bytes", size)
 	}
-	p := gen.ItemPutParams{TableID: t.ID, Item: encodeItem(item), Size: int32(size), Version: version(t)}
-	return s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.q.ItemPut(ctx, s.pool, p) })
+	st, err := s.putStatement(ctx, t, item, int32(size))
+	if err != nil {
+		return nil, err
+	}
+	return s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return st.queryOld(ctx, s) })
 }
 
 // ItemRemove deletes the item with key in one statement (dynamopg.item_remove).
 func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
-	p := gen.ItemRemoveParams{TableID: t.ID, Key: encodeItem(key), Version: version(t)}
-	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return s.q.ItemRemove(ctx, s.pool, p) })
+	st, err := s.removeStatement(ctx, t, encodeItem(key))
+	if err != nil {
+		return nil, err
+	}
+	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return st.queryOld(ctx, s) })
+}
+
+// blindStatement is a statement of one blind write, returning the old item.
+type blindStatement struct {
+	sql  string
+	args []any
+}
+
+func (st blindStatement) queryOld(ctx context.Context, s *Store) ([]byte, error) {
+	var raw []byte
+	err := s.pool.QueryRow(ctx, st.sql, st.args...).Scan(&raw)
+	return raw, err
+}
+
+// putStatement is item's blind put into t: the table's prepared put_sql
+// when it is plain, else dynamopg.item_put.
+func (s *Store) putStatement(ctx context.Context, t *store.Table, item attr.Item, size int32) (blindStatement, error) {
+	w, err := s.plainStmts(ctx, t)
+	if err != nil {
+		return blindStatement{}, err
+	}
+	if w != nil {
+		return blindStatement{w.PutSql, []any{encodeItem(item), size, keyHash(t, item), t.Version}}, nil
+	}
+	return blindStatement{gen.ItemPut, []any{t.ID, encodeItem(item), size, version(t)}}, nil
+}
+
+// removeStatement is the blind delete of keyJSON from t: the table's
+// prepared remove_sql when it is plain, else dynamopg.item_remove.
+func (s *Store) removeStatement(ctx context.Context, t *store.Table, keyJSON []byte) (blindStatement, error) {
+	w, err := s.plainStmts(ctx, t)
+	if err != nil {
+		return blindStatement{}, err
+	}
+	if w != nil {
+		return blindStatement{w.RemoveSql, []any{keyJSON, t.Version}}, nil
+	}
+	return blindStatement{gen.ItemRemove, []any{t.ID, keyJSON, version(t)}}, nil
 }
 
 // version is the catalog version an item write checks t against
@@ -70,22 +114,23 @@ func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]
 		targets[i] = store.TxTarget{Table: o.Table, Key: o.Key}
 	}
 	order := lockOrder(targets)
-	type stmt struct {
-		sql  string
-		args []any
-	}
-	stmts := make([]stmt, len(order))
+	stmts := make([]blindStatement, len(order))
 	for i, o := range order {
 		op := ops[o.pos]
+		var err error
 		if op.Put == nil {
-			stmts[i] = stmt{gen.ItemRemove, []any{op.Table.ID, o.key, version(op.Table)}}
+			if stmts[i], err = s.removeStatement(ctx, op.Table, o.key); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		size := op.Put.Size()
 		if size > math.MaxInt32 {
 			return nil, fmt.Errorf("pgstore: item put: item of %d bytes", size)
 		}
-		stmts[i] = stmt{gen.ItemPut, []any{op.Table.ID, encodeItem(op.Put), int32(size), version(op.Table)}}
+		if stmts[i], err = s.putStatement(ctx, op.Table, op.Put, int32(size)); err != nil {
+			return nil, err
+		}
 	}
 	var olds []attr.Item
 	err := s.retryTx(ctx, "item write blind many", []any{"ops", len(ops)}, func() (bool, error) {

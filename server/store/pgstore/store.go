@@ -84,6 +84,9 @@ type Store struct {
 
 	// getStmts is ItemGet's statement text by table id (items.go).
 	getStmts sync.Map
+	// writeStmts is the plain tables' write statement texts by table id
+	// (plain.go).
+	writeStmts sync.Map
 }
 
 var _ store.Store = (*Store)(nil)

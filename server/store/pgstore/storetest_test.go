@@ -12,3 +12,10 @@ import (
 func TestStoreContract(t *testing.T) {
 	storetest.Exercise(context.Background(), t, func(t *testing.T) store.Store { return newStore(t) })
 }
+
+// TestStoreContractVersioned runs the item parts of the suite on tables
+// described with their catalog version, as the API passes them: plain
+// tables then write through their prepared statements (plain.go).
+func TestStoreContractVersioned(t *testing.T) {
+	storetest.ExerciseVersioned(context.Background(), t, func(t *testing.T) store.Store { return newStore(t) })
+}

@@ -21,6 +21,9 @@ type txTarget struct {
 	t   *store.Table
 	key []byte // encodeItem(t.KeyOf(key)): the key attributes only
 	pos int    // index in the caller's targets
+	// plain is t's plain-table statements (plainStmts), nil when t is not
+	// plain; set by withPlainStmts before any connection is taken.
+	plain *gen.ItemWriteSQLRow
 }
 
 // lockOrder is targets in the canonical locking order: table id, then key
@@ -40,6 +43,21 @@ func lockOrder(targets []store.TxTarget) []txTarget {
 	return order
 }
 
+// withPlainStmts sets the plain field of every target. It reads the
+// statement texts on a pool connection of its own, so it runs before the
+// caller holds one: a caller holding a connection while it waits for
+// another can exhaust the pool with its peers.
+func (s *Store) withPlainStmts(ctx context.Context, order []txTarget) error {
+	for i := range order {
+		w, err := s.plainStmts(ctx, order[i].t)
+		if err != nil {
+			return err
+		}
+		order[i].plain = w
+	}
+	return nil
+}
+
 // ItemTransact changes several items in one transaction: it locks each
 // target's catalog row FOR KEY SHARE and its item FOR UPDATE (pipelined, in
 // lockOrder), calls fn with the items in the caller's order, then writes
@@ -49,6 +67,9 @@ func lockOrder(targets []store.TxTarget) []txTarget {
 // transactions, then ErrConflict; fn's error is returned as is.
 func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
 	order := lockOrder(targets)
+	if err := s.withPlainStmts(ctx, order); err != nil {
+		return err
+	}
 	return s.retryTx(ctx, "item transact", []any{"targets", len(targets)}, func() (bool, error) {
 		retry, _, err := s.itemTransactOnce(ctx, order, nil, fn)
 		return retry, err
@@ -107,7 +128,7 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 		default:
 			continue // a check: the row lock (if any) made it atomic
 		}
-		if err := itemStore(ctx, tx, o.t, o.key, olds[o.pos], nu); err != nil {
+		if err := itemStore(ctx, tx, o, olds[o.pos], nu); err != nil {
 			return err == errLostInsert || retryable(err), false, wrap("item transact", err)
 		}
 	}
