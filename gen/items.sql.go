@@ -11,6 +11,30 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const IndexWriteSQL = `-- name: IndexWriteSQL :one
+SELECT w.delete_sql::text AS delete_sql, w.insert_sql::text AS insert_sql
+  FROM dynamopg.index_write_sql(dynamopg.table_def($1::bigint, false), $2::bigint) AS w
+`
+
+type IndexWriteSQLParams struct {
+	TableID int64
+	IndexID int64
+}
+
+type IndexWriteSQLRow struct {
+	DeleteSql string
+	InsertSql string
+}
+
+// IndexWriteSQL is the statement texts pgstore prepares to keep a sync
+// index in step with a write (dynamopg.index_write_sql).
+func (q *Queries) IndexWriteSQL(ctx context.Context, db DBTX, arg IndexWriteSQLParams) (IndexWriteSQLRow, error) {
+	row := db.QueryRow(ctx, IndexWriteSQL, arg.TableID, arg.IndexID)
+	var i IndexWriteSQLRow
+	err := row.Scan(&i.DeleteSql, &i.InsertSql)
+	return i, err
+}
+
 const ItemDelete = `-- name: ItemDelete :one
 SELECT dynamopg.item_delete($1::bigint, $2::jsonb, $3::boolean)::boolean AS deleted
 `

@@ -10,6 +10,12 @@ SELECT w.lock_sql::text AS lock_sql, w.put_sql::text AS put_sql, w.remove_sql::t
        w.delete_sql::text AS delete_sql
   FROM dynamopg.item_write_sql(dynamopg.table_def(@table_id::bigint, false)) AS w;
 
+-- name: IndexWriteSQL :one
+-- IndexWriteSQL is the statement texts pgstore prepares to keep a sync
+-- index in step with a write (dynamopg.index_write_sql).
+SELECT w.delete_sql::text AS delete_sql, w.insert_sql::text AS insert_sql
+  FROM dynamopg.index_write_sql(dynamopg.table_def(@table_id::bigint, false), @index_id::bigint) AS w;
+
 -- name: ItemLock :one
 -- ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent);
 -- a @version (the cached description's) other than the catalog's is DPG01.

@@ -46,17 +46,18 @@ BEGIN
 END;
 $$;
 
--- item_write_sql is the text of the statements that write one item of a
--- plain table p_def: one with no index (sync or async) and no stream, whose
--- writes are the data row alone. pgstore prepares them per table and
--- connection, as it does item_get_sql, where item_lock and item_put plan
--- their EXECUTEs on every call; for a table with indexes or a stream it
--- calls the functions. Each statement that opens a write reads the catalog
--- first through table_def (its own ROW SHARE statement, the row FOR KEY
--- SHARE, the version check), gating the item's row lock on it. The texts
--- depend only on the table's id and key schema, which never change; a
--- table that gains an index or a stream is a new catalog version, which
--- the statements' version check refuses (DPG01).
+-- item_write_sql is the text of the statements that write the data row of
+-- one item of table p_def. pgstore prepares them per table and connection,
+-- as it does item_get_sql, where item_lock and item_put plan their
+-- EXECUTEs on every call, for a table with no async index and no stream:
+-- it pipelines each write with index_write_sql's statements for the sync
+-- indexes, in one transaction; for other tables it calls the functions.
+-- Each statement that opens a write reads the catalog first through
+-- table_def (its own ROW SHARE statement, the row FOR KEY SHARE, the
+-- version check), gating the item's row lock on it. The texts depend only
+-- on the table's id and key schema, which never change; a table whose
+-- indexes or stream change is a new catalog version, which the statements'
+-- version check refuses (DPG01).
 --
 --   lock_sql     $1 key, $2 version: the item FOR UPDATE (NULL: absent), as
 --                item_lock
@@ -65,10 +66,10 @@ $$;
 --                insert lost to a concurrent inserter (nothing written)
 --   remove_sql   $1 key, $2 version: item_remove; the item deleted
 --   insert_sql   $1 item, $2 size, $3 key hash: item_insert after lock_sql
---                in the transaction; false when the key is taken
---   replace_sql  $1 item, $2 size: item_replace after lock_sql; false when
---                the item is absent
---   delete_sql   $1 key: item_delete after lock_sql; false when absent
+--                in the transaction; 40001 when the key is taken
+--   replace_sql  $1 item, $2 size: item_replace after lock_sql; 40001 when
+--                the item is absent (it is locked: cannot happen)
+--   delete_sql   $1 key: item_delete after lock_sql; 40001 when absent
 CREATE OR REPLACE FUNCTION dynamopg.item_write_sql(p_def jsonb,
     OUT lock_sql text, OUT put_sql text, OUT remove_sql text,
     OUT insert_sql text, OUT replace_sql text, OUT delete_sql text)
@@ -101,17 +102,54 @@ BEGIN
         'del AS (DELETE FROM %s d WHERE %s AND EXISTS (SELECT FROM c) RETURNING d.item) '
         'SELECT (SELECT item FROM del) AS old FROM c',
         format(v_def, '$2'), v_rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
+    -- These three raise 40001 rather than report a write that did not take
+    -- effect, so that the index statements pipelined after them never run
+    -- on a key another writer owns.
     insert_sql := format(
         'WITH ins AS (INSERT INTO %s (hk, %s, item, size) VALUES ($3::bigint, %s, $1::jsonb, $2::int) '
-        'ON CONFLICT DO NOTHING RETURNING 1) SELECT EXISTS (SELECT FROM ins) AS inserted',
+        'ON CONFLICT DO NOTHING RETURNING 1) '
+        'SELECT CASE WHEN EXISTS (SELECT FROM ins) THEN true ELSE dynamopg.item_lost_insert() IS NULL END AS inserted',
         v_rel, v_cols, dynamopg.build_key_vals(p_def, '$1::jsonb'));
     replace_sql := format(
         'WITH upd AS (UPDATE %s SET item = $1::jsonb, size = $2::int WHERE %s RETURNING 1) '
-        'SELECT EXISTS (SELECT FROM upd) AS replaced',
+        'SELECT CASE WHEN EXISTS (SELECT FROM upd) THEN true ELSE dynamopg.item_lost_insert() IS NULL END AS replaced',
         v_rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
     delete_sql := format(
-        'WITH del AS (DELETE FROM %s WHERE %s RETURNING 1) SELECT EXISTS (SELECT FROM del) AS deleted',
+        'WITH del AS (DELETE FROM %s WHERE %s RETURNING 1) '
+        'SELECT CASE WHEN EXISTS (SELECT FROM del) THEN true ELSE dynamopg.item_lost_insert() IS NULL END AS deleted',
         v_rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
+END;
+$$;
+
+-- index_write_sql is the text of the statements that keep index p_index of
+-- table p_def in step with one item, run after item_write_sql's statement
+-- wrote its data row, in the same transaction:
+--
+--   delete_sql  $1 the item or its key: delete the index rows of its base key
+--   insert_sql  $1 the item, $2 the key hash of its index partition key
+--               (store.KeyHash), $3 its projection (store.Index.Project):
+--               insert its index row; only for an indexable item
+--               (store.Index.Indexable)
+--
+-- as index_rows_write does, with the projection, the test and the hash done
+-- by the caller. The texts depend only on the index's id and key schema
+-- and the table's, which never change.
+CREATE OR REPLACE FUNCTION dynamopg.index_write_sql(p_def jsonb, p_index bigint,
+    OUT delete_sql text, OUT insert_sql text)
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_layout record := dynamopg.target_layout(p_def, p_index);
+    v_vals   text := '';
+    v_i      int;
+BEGIN
+    delete_sql := format('DELETE FROM dynamopg_data.%I WHERE %s',
+                         v_layout.rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
+    FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
+        v_vals := v_vals || ', ' || dynamopg.key_value_sql(v_layout.types[v_i],
+            format('$1::jsonb->%L', v_layout.names[v_i]));
+    END LOOP;
+    insert_sql := format('INSERT INTO dynamopg_data.%I (hk, %s, item) VALUES ($2::bigint%s, $3::jsonb)',
+                         v_layout.rel, array_to_string(v_layout.cols, ', '), v_vals);
 END;
 $$;
 

@@ -94,8 +94,8 @@ var errLostInsert = fmt.Errorf("pgstore: item write: key created concurrently")
 // write that fails aborts the pipeline before the COMMIT, and the deferred
 // ROLLBACK ends the transaction). retry reports that it should run again.
 func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byte, fn store.WriteFunc) (old attr.Item, retry bool, err error) {
-	// Before the connection: plainStmts may take one of its own.
-	w, err := s.plainStmts(ctx, t)
+	// Before the connection: writeStmts may take one of its own.
+	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
 		return nil, false, err
 	}
@@ -113,8 +113,8 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 
 	lock := &pgx.Batch{}
 	lock.Queue(gen.TxBegin)
-	if w != nil {
-		lock.Queue(w.LockSql, keyJSON, t.Version)
+	if ts != nil {
+		lock.Queue(ts.data.LockSql, keyJSON, t.Version)
 	} else {
 		lock.Queue(gen.ItemLock, t.ID, keyJSON, version(t))
 	}
@@ -131,7 +131,7 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 		return nil, false, err
 	}
 	runHook(&testHookBeforeStatement)
-	st, err := itemStoreStatement(ctx, w, t, keyJSON, old, nu)
+	st, err := itemStoreStatement(ctx, ts, t, keyJSON, old, nu)
 	if err != nil {
 		return nil, false, wrap("item write", err)
 	}
@@ -141,6 +141,10 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 	if st.sql != "" {
 		write.Queue(st.sql, st.args...)
 		dest = append(dest, &ok)
+		for _, x := range st.extra {
+			write.Queue(x.sql, x.args...)
+			dest = append(dest, nil)
+		}
 	}
 	write.Queue(gen.TxCommit)
 	dest = append(dest, nil)
@@ -177,47 +181,51 @@ func runBatch(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, dest ...any
 	return first
 }
 
-// storeStatement is the statement that writes fn's result (an insert,
-// replace or delete that returns whether it took effect); sql is empty when
-// there is nothing to write.
+// storeStatement is the statements that write fn's result: an insert,
+// replace or delete that returns whether it took effect (the prepared ones
+// raise 40001 instead of returning false), then the index statements of a
+// prepared write; sql is empty when there is nothing to write.
 type storeStatement struct {
-	sql  string
-	args []any
+	statement
+	extra []statement
 }
 
 // itemStoreStatement is the statement writing nu over old at keyJSON: the
-// plain table's prepared statement when w (plainStmts) is not nil, else the
+// table's prepared statements when ts (writeStmts) is not nil, else the
 // item function. The transaction has locked the item, and checked t's
 // version, already.
-func itemStoreStatement(ctx context.Context, w *gen.ItemWriteSQLRow, t *store.Table, keyJSON []byte, old, nu attr.Item) (storeStatement, error) {
+func itemStoreStatement(ctx context.Context, ts *tableStmts, t *store.Table, keyJSON []byte, old, nu attr.Item) (storeStatement, error) {
 	switch {
 	case nu == nil && old == nil:
 		return storeStatement{}, nil
-	case nu == nil && w != nil:
-		return storeStatement{w.DeleteSql, []any{keyJSON}}, nil
+	case nu == nil && ts != nil:
+		return storeStatement{statement{ts.data.DeleteSql, []any{keyJSON}}, ts.indexWrites(keyJSON, nil, nil)}, nil
 	case nu == nil:
-		return storeStatement{gen.ItemDelete, []any{t.ID, keyJSON, store.IsTTLDelete(ctx)}}, nil
+		return storeStatement{statement: statement{gen.ItemDelete, []any{t.ID, keyJSON, store.IsTTLDelete(ctx)}}}, nil
 	}
 	size := nu.Size()
 	if size > math.MaxInt32 {
 		return storeStatement{}, fmt.Errorf("item of %d bytes", size)
 	}
+	nuJSON := encodeItem(nu)
 	switch {
-	case old == nil && w != nil:
-		return storeStatement{w.InsertSql, []any{encodeItem(nu), int32(size), keyHash(t, nu)}}, nil
+	case old == nil && ts != nil:
+		return storeStatement{statement{ts.data.InsertSql, []any{nuJSON, int32(size), keyHash(t, nu)}},
+			ts.indexWrites(keyJSON, nu, nuJSON)}, nil
 	case old == nil:
-		return storeStatement{gen.ItemInsert, []any{t.ID, encodeItem(nu), int32(size)}}, nil
-	case w != nil:
-		return storeStatement{w.ReplaceSql, []any{encodeItem(nu), int32(size)}}, nil
+		return storeStatement{statement: statement{gen.ItemInsert, []any{t.ID, nuJSON, int32(size)}}}, nil
+	case ts != nil:
+		return storeStatement{statement{ts.data.ReplaceSql, []any{nuJSON, int32(size)}},
+			ts.indexWrites(keyJSON, nu, nuJSON)}, nil
 	}
-	return storeStatement{gen.ItemReplace, []any{t.ID, encodeItem(nu), int32(size)}}, nil
+	return storeStatement{statement: statement{gen.ItemReplace, []any{t.ID, nuJSON, int32(size)}}}, nil
 }
 
 // itemStore writes fn's result in tx (ItemTransact). A write that did not
 // take effect (the insert found the key taken, or the locked row vanished,
 // which cannot happen) is errLostInsert: start over.
 func itemStore(ctx context.Context, tx pgx.Tx, o txTarget, old, nu attr.Item) error {
-	st, err := itemStoreStatement(ctx, o.plain, o.t, o.key, old, nu)
+	st, err := itemStoreStatement(ctx, o.stmts, o.t, o.key, old, nu)
 	if err != nil || st.sql == "" {
 		return err
 	}
@@ -227,6 +235,11 @@ func itemStore(ctx context.Context, tx pgx.Tx, o txTarget, old, nu attr.Item) er
 	}
 	if !ok {
 		return errLostInsert
+	}
+	for _, x := range st.extra {
+		if _, err := tx.Exec(ctx, x.sql, x.args...); err != nil {
+			return err
+		}
 	}
 	return nil
 }

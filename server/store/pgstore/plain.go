@@ -2,44 +2,107 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 
 	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// Plain tables: a table with no index and no stream writes only its data
-// row, so its item writes run as per-table statements
-// (dynamopg.item_write_sql) that pgx prepares once per connection, instead
-// of the PL/pgSQL item functions that plan their dynamic SQL on every call.
-// Each statement that opens a write checks the catalog version of t, so a
-// description that went stale (an index or a stream added since) is
-// refused with ErrStaleTable and the request reruns on the item functions.
+// Prepared writes: on a table with no async index and no stream, an item
+// write is its data row and its sync index rows, so it runs as per-table
+// and per-index statements (dynamopg.item_write_sql and index_write_sql)
+// that pgx prepares once per connection, pipelined in one transaction,
+// instead of the PL/pgSQL item functions that plan their dynamic SQL on
+// every call. Go computes what those functions would: the key hashes
+// (store.KeyHash), whether the item is indexable and its projection. Each
+// statement that opens a write checks the catalog version of t, so a
+// description that went stale (an index, or a stream, added or removed
+// since) is refused with ErrStaleTable and the request reruns on the
+// current one.
 
-// plainTable reports whether t's writes can use the plain statements: it
-// has no index, no stream option (the item functions' own tests,
-// `p_def ? 'indexes'` and `p_def->'options' ? 'stream'`), and a catalog
-// version for the statements to check.
-func plainTable(t *store.Table) bool {
-	_, stream := t.Options["stream"]
-	return t.Version != 0 && len(t.Indexes) == 0 && !stream
+// preparedTable reports whether t's writes can use the prepared statements:
+// no async index and no stream option (the item functions' own test,
+// `p_def->'options' ? 'stream'`), and a catalog version for the statements
+// to check.
+func preparedTable(t *store.Table) bool {
+	if _, stream := t.Options["stream"]; stream || t.Version == 0 {
+		return false
+	}
+	for i := range t.Indexes {
+		if t.Indexes[i].Async() {
+			return false
+		}
+	}
+	return true
 }
 
-// plainStmts returns t's item_write_sql texts, read once per table (they
-// depend only on its id and key schema), or nil when t is not plain.
-func (s *Store) plainStmts(ctx context.Context, t *store.Table) (*gen.ItemWriteSQLRow, error) {
-	if !plainTable(t) {
+// tableStmts is the prepared statements of one table's writes.
+type tableStmts struct {
+	t       *store.Table
+	data    *gen.ItemWriteSQLRow
+	indexes []*gen.IndexWriteSQLRow // t.Indexes[i]'s
+}
+
+// writeStmts returns t's statement texts, each read once (they depend only
+// on the ids and key schemas of the table and its indexes), or nil when t
+// is not preparedTable. It takes a pool connection of its own, so callers
+// call it before they hold one: waiting for a second connection while
+// holding one can exhaust the pool with their peers.
+func (s *Store) writeStmts(ctx context.Context, t *store.Table) (*tableStmts, error) {
+	if !preparedTable(t) {
 		return nil, nil
 	}
-	if v, ok := s.writeStmts.Load(t.ID); ok {
-		return v.(*gen.ItemWriteSQLRow), nil
+	ts := &tableStmts{t: t, indexes: make([]*gen.IndexWriteSQLRow, len(t.Indexes))}
+	if v, ok := s.dataStmts.Load(t.ID); ok {
+		ts.data = v.(*gen.ItemWriteSQLRow)
+	} else {
+		row, err := s.q.ItemWriteSQL(ctx, s.pool, gen.ItemWriteSQLParams{TableID: t.ID})
+		if err != nil {
+			return nil, wrap("item write statements", err)
+		}
+		ts.data = &row
+		s.dataStmts.Store(t.ID, ts.data)
 	}
-	row, err := s.q.ItemWriteSQL(ctx, s.pool, gen.ItemWriteSQLParams{TableID: t.ID})
-	if err != nil {
-		return nil, wrap("item write statements", err)
+	for i := range t.Indexes {
+		id := t.Indexes[i].ID
+		if v, ok := s.indexStmts.Load(id); ok {
+			ts.indexes[i] = v.(*gen.IndexWriteSQLRow)
+			continue
+		}
+		row, err := s.q.IndexWriteSQL(ctx, s.pool, gen.IndexWriteSQLParams{TableID: t.ID, IndexID: id})
+		if err != nil {
+			if errors.Is(wrap("", err), store.ErrTableNotFound) {
+				// The index (or the table) is gone: t is out of date.
+				return nil, store.ErrStaleTable
+			}
+			return nil, wrap("index write statements", err)
+		}
+		ts.indexes[i] = &row
+		s.indexStmts.Store(id, ts.indexes[i])
 	}
-	s.writeStmts.Store(t.ID, &row)
-	return &row, nil
+	return ts, nil
+}
+
+// indexWrites is the statements keeping t's indexes in step with the write
+// of nu (encoded as nuJSON) at keyJSON, or with its deletion (nu nil).
+func (ts *tableStmts) indexWrites(keyJSON []byte, nu attr.Item, nuJSON []byte) []statement {
+	if len(ts.indexes) == 0 {
+		return nil
+	}
+	out := make([]statement, 0, 2*len(ts.indexes))
+	for i, ix := range ts.indexes {
+		if nu == nil {
+			out = append(out, statement{sql: ix.DeleteSql, args: []any{keyJSON}})
+			continue
+		}
+		out = append(out, statement{sql: ix.DeleteSql, args: []any{nuJSON}})
+		if def := &ts.t.Indexes[i]; def.Indexable(nu) {
+			out = append(out, statement{sql: ix.InsertSql, args: []any{nuJSON,
+				int64(store.KeyHash(nu[def.Hash.Name])), encodeItem(def.Project(ts.t, nu))}})
+		}
+	}
+	return out
 }
 
 // keyHash is the hk column of item in t (store.KeyHash of its partition

@@ -39,42 +39,76 @@ func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (
 	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return st.queryOld(ctx, s) })
 }
 
-// blindStatement is a statement of one blind write, returning the old item.
-type blindStatement struct {
+// statement is one SQL statement and its arguments.
+type statement struct {
 	sql  string
 	args []any
 }
 
-func (st blindStatement) queryOld(ctx context.Context, s *Store) ([]byte, error) {
+// blindWrite is the statements of one blind write: first the one returning
+// the old item, then the index statements that follow it in its
+// transaction.
+type blindStatement struct {
+	statement
+	extra []statement
+}
+
+// queue adds bs's statements to b and dest: the old item into *old, the
+// rest executed.
+func (bs blindStatement) queue(b *pgx.Batch, dest []any, old *[]byte) []any {
+	b.Queue(bs.sql, bs.args...)
+	dest = append(dest, old)
+	for _, x := range bs.extra {
+		b.Queue(x.sql, x.args...)
+		dest = append(dest, nil)
+	}
+	return dest
+}
+
+// queryOld runs bs (one implicit transaction) and returns the old item.
+func (bs blindStatement) queryOld(ctx context.Context, s *Store) ([]byte, error) {
 	var raw []byte
-	err := s.pool.QueryRow(ctx, st.sql, st.args...).Scan(&raw)
+	if len(bs.extra) == 0 {
+		err := s.pool.QueryRow(ctx, bs.sql, bs.args...).Scan(&raw)
+		return raw, err
+	}
+	b := &pgx.Batch{}
+	dest := bs.queue(b, nil, &raw)
+	err := s.sendBatch(ctx, b, dest)
 	return raw, err
 }
 
-// putStatement is item's blind put into t: the table's prepared put_sql
-// when it is plain, else dynamopg.item_put.
+// putStatement is item's blind put into t: the table's prepared put and
+// index statements (writeStmts), else dynamopg.item_put.
 func (s *Store) putStatement(ctx context.Context, t *store.Table, item attr.Item, size int32) (blindStatement, error) {
-	w, err := s.plainStmts(ctx, t)
+	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
 		return blindStatement{}, err
 	}
-	if w != nil {
-		return blindStatement{w.PutSql, []any{encodeItem(item), size, keyHash(t, item), t.Version}}, nil
+	itemJSON := encodeItem(item)
+	if ts == nil {
+		return blindStatement{statement: statement{gen.ItemPut, []any{t.ID, itemJSON, size, version(t)}}}, nil
 	}
-	return blindStatement{gen.ItemPut, []any{t.ID, encodeItem(item), size, version(t)}}, nil
+	return blindStatement{
+		statement: statement{ts.data.PutSql, []any{itemJSON, size, keyHash(t, item), t.Version}},
+		extra:     ts.indexWrites(nil, item, itemJSON),
+	}, nil
 }
 
 // removeStatement is the blind delete of keyJSON from t: the table's
-// prepared remove_sql when it is plain, else dynamopg.item_remove.
+// prepared remove and index statements, else dynamopg.item_remove.
 func (s *Store) removeStatement(ctx context.Context, t *store.Table, keyJSON []byte) (blindStatement, error) {
-	w, err := s.plainStmts(ctx, t)
+	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
 		return blindStatement{}, err
 	}
-	if w != nil {
-		return blindStatement{w.RemoveSql, []any{keyJSON, t.Version}}, nil
+	if ts == nil {
+		return blindStatement{statement: statement{gen.ItemRemove, []any{t.ID, keyJSON, version(t)}}}, nil
 	}
-	return blindStatement{gen.ItemRemove, []any{t.ID, keyJSON, version(t)}}, nil
+	return blindStatement{
+		statement: statement{ts.data.RemoveSql, []any{keyJSON, t.Version}},
+		extra:     ts.indexWrites(keyJSON, nil, nil),
+	}, nil
 }
 
 // version is the catalog version an item write checks t against
@@ -135,13 +169,10 @@ func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]
 	var olds []attr.Item
 	err := s.retryTx(ctx, "item write blind many", []any{"ops", len(ops)}, func() (bool, error) {
 		b := &pgx.Batch{}
-		for _, st := range stmts {
-			b.Queue(st.sql, st.args...)
-		}
 		raws := make([][]byte, len(order))
-		dest := make([]any, len(order))
-		for i := range raws {
-			dest[i] = &raws[i]
+		var dest []any
+		for i, st := range stmts {
+			dest = st.queue(b, dest, &raws[i])
 		}
 		if err := s.sendBatch(ctx, b, dest); err != nil {
 			return retryable(err), wrap("item write blind many", err)

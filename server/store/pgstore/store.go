@@ -84,9 +84,10 @@ type Store struct {
 
 	// getStmts is ItemGet's statement text by table id (items.go).
 	getStmts sync.Map
-	// writeStmts is the plain tables' write statement texts by table id
-	// (plain.go).
-	writeStmts sync.Map
+	// dataStmts and indexStmts are the prepared writes' statement texts, by
+	// table id and by index id (plain.go).
+	dataStmts  sync.Map
+	indexStmts sync.Map
 }
 
 var _ store.Store = (*Store)(nil)

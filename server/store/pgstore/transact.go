@@ -21,9 +21,9 @@ type txTarget struct {
 	t   *store.Table
 	key []byte // encodeItem(t.KeyOf(key)): the key attributes only
 	pos int    // index in the caller's targets
-	// plain is t's plain-table statements (plainStmts), nil when t is not
-	// plain; set by withPlainStmts before any connection is taken.
-	plain *gen.ItemWriteSQLRow
+	// stmts is t's prepared write statements (writeStmts), nil when t has
+	// none; set by withWriteStmts before any connection is taken.
+	stmts *tableStmts
 }
 
 // lockOrder is targets in the canonical locking order: table id, then key
@@ -43,17 +43,15 @@ func lockOrder(targets []store.TxTarget) []txTarget {
 	return order
 }
 
-// withPlainStmts sets the plain field of every target. It reads the
-// statement texts on a pool connection of its own, so it runs before the
-// caller holds one: a caller holding a connection while it waits for
-// another can exhaust the pool with its peers.
-func (s *Store) withPlainStmts(ctx context.Context, order []txTarget) error {
+// withWriteStmts sets the stmts field of every target, before the caller
+// holds a connection (writeStmts may take one).
+func (s *Store) withWriteStmts(ctx context.Context, order []txTarget) error {
 	for i := range order {
-		w, err := s.plainStmts(ctx, order[i].t)
+		ts, err := s.writeStmts(ctx, order[i].t)
 		if err != nil {
 			return err
 		}
-		order[i].plain = w
+		order[i].stmts = ts
 	}
 	return nil
 }
@@ -67,7 +65,7 @@ func (s *Store) withPlainStmts(ctx context.Context, order []txTarget) error {
 // transactions, then ErrConflict; fn's error is returned as is.
 func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
 	order := lockOrder(targets)
-	if err := s.withPlainStmts(ctx, order); err != nil {
+	if err := s.withWriteStmts(ctx, order); err != nil {
 		return err
 	}
 	return s.retryTx(ctx, "item transact", []any{"targets", len(targets)}, func() (bool, error) {

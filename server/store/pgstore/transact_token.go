@@ -22,7 +22,7 @@ import (
 // goes through the retry loop like any other conflict.
 func (s *Store) ItemTransactToken(ctx context.Context, targets []store.TxTarget, tok store.TxToken, fn store.TxFunc) (replayed bool, err error) {
 	order := lockOrder(targets)
-	if err := s.withPlainStmts(ctx, order); err != nil {
+	if err := s.withWriteStmts(ctx, order); err != nil {
 		return false, err
 	}
 	err = s.retryTx(ctx, "item transact", []any{"targets", len(targets), "token", tok.Token}, func() (bool, error) {
