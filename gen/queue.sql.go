@@ -22,6 +22,28 @@ func (q *Queries) QueueDepth(ctx context.Context, db DBTX) (int64, error) {
 	return depth, err
 }
 
+const QueueEnqueueKey = `-- name: QueueEnqueueKey :exec
+WITH queued AS (
+    INSERT INTO dynamopg.index_queue (table_id, part, key)
+    VALUES ($1::bigint, dynamopg.queue_partition($1::bigint, $2::jsonb), $2::jsonb)
+)
+SELECT pg_notify('dynamopg_index_queue', dynamopg.queue_partition($1::bigint, $2::jsonb)::text)
+`
+
+type QueueEnqueueKeyParams struct {
+	TableID int64
+	Key     []byte
+}
+
+// QueueEnqueueKey is dynamopg.queue_enqueue for a prepared write (pgstore's
+// plain.go), which knows that its table has async indexes and has built the
+// item's queue key in Go (its key attributes only, as queue_key builds
+// them): it queues the item and notifies the workers (at commit).
+func (q *Queries) QueueEnqueueKey(ctx context.Context, db DBTX, arg QueueEnqueueKeyParams) error {
+	_, err := db.Exec(ctx, QueueEnqueueKey, arg.TableID, arg.Key)
+	return err
+}
+
 const QueueListen = `-- name: QueueListen :exec
 LISTEN dynamopg_index_queue
 `

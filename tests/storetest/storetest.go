@@ -46,7 +46,8 @@ func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) sto
 type versionedKey struct{}
 
 // ExerciseVersioned runs the item parts of the suite (items, concurrency,
-// query, scan, index maintenance, transactions, blind puts) with every table's description
+// query, scan, index maintenance, the async queue, transactions, blind
+// puts) with every table's description
 // carrying its catalog Version, as the API's table cache gives them, on a
 // store that implements store.TableCache: a store may write differently
 // when it can check the description it is given (pgstore's prepared
@@ -60,6 +61,7 @@ func ExerciseVersioned(ctx context.Context, t *testing.T, newStore func(t *testi
 	t.Run("Query", func(t *testing.T) { exerciseQuery(ctx, t, newStore) })
 	t.Run("Scan", func(t *testing.T) { exerciseScan(ctx, t, newStore) })
 	t.Run("Indexes", func(t *testing.T) { exerciseIndexes(ctx, t, newStore) })
+	t.Run("Queue", func(t *testing.T) { exerciseQueue(ctx, t, newStore) })
 	t.Run("Transact", func(t *testing.T) { exerciseTransact(ctx, t, newStore) })
 	t.Run("Put", func(t *testing.T) { exercisePut(ctx, t, newStore) })
 	t.Run("PutMany", func(t *testing.T) { exercisePutMany(ctx, t, newStore) })

@@ -9,39 +9,35 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// Prepared writes: on a table with no async index and no stream, an item
-// write is its data row and its sync index rows, so it runs as per-table
-// and per-index statements (dynamopg.item_write_sql and index_write_sql)
-// that pgx prepares once per connection, pipelined in one transaction,
-// instead of the PL/pgSQL item functions that plan their dynamic SQL on
-// every call. Go computes what those functions would: the key hashes
-// (store.KeyHash), whether the item is indexable and its projection. Each
+// Prepared writes: on a table with no stream, an item write is its data
+// row, its sync index rows and, when the table has async indexes, a queue
+// row, so it runs as per-table and per-index statements
+// (dynamopg.item_write_sql and index_write_sql, and QueueEnqueueKey) that
+// pgx prepares once per connection, pipelined in one transaction, instead
+// of the PL/pgSQL item functions that plan their dynamic SQL on every
+// call. Go computes what those functions would: the key hashes
+// (store.KeyHash), whether the item is indexable, its projection and its
+// queue key. Each
 // statement that opens a write checks the catalog version of t, so a
 // description that went stale (an index, or a stream, added or removed
 // since) is refused with ErrStaleTable and the request reruns on the
 // current one.
 
 // preparedTable reports whether t's writes can use the prepared statements:
-// no async index and no stream option (the item functions' own test,
+// no stream option (the item functions' own test,
 // `p_def->'options' ? 'stream'`), and a catalog version for the statements
 // to check.
 func preparedTable(t *store.Table) bool {
-	if _, stream := t.Options["stream"]; stream || t.Version == 0 {
-		return false
-	}
-	for i := range t.Indexes {
-		if t.Indexes[i].Async() {
-			return false
-		}
-	}
-	return true
+	_, stream := t.Options["stream"]
+	return !stream && t.Version != 0
 }
 
 // tableStmts is the prepared statements of one table's writes.
 type tableStmts struct {
 	t       *store.Table
 	data    *gen.ItemWriteSQLRow
-	indexes []*gen.IndexWriteSQLRow // t.Indexes[i]'s
+	indexes []*gen.IndexWriteSQLRow // t.Indexes[i]'s; nil for an async one
+	queued  bool                    // t has an async index: writes enqueue
 }
 
 // writeStmts returns t's statement texts, each read once (they depend only
@@ -65,6 +61,10 @@ func (s *Store) writeStmts(ctx context.Context, t *store.Table) (*tableStmts, er
 		s.dataStmts.Store(t.ID, ts.data)
 	}
 	for i := range t.Indexes {
+		if t.Indexes[i].Async() {
+			ts.queued = true
+			continue
+		}
 		id := t.Indexes[i].ID
 		if v, ok := s.indexStmts.Load(id); ok {
 			ts.indexes[i] = v.(*gen.IndexWriteSQLRow)
@@ -85,14 +85,18 @@ func (s *Store) writeStmts(ctx context.Context, t *store.Table) (*tableStmts, er
 }
 
 // indexWrites is the statements keeping t's indexes in step with the write
-// of nu (encoded as nuJSON) at keyJSON, or with its deletion (nu nil).
+// of nu (encoded as nuJSON) at keyJSON, or with its deletion (nu nil): the
+// sync indexes' rows, then the queue row for the async ones.
 func (ts *tableStmts) indexWrites(keyJSON []byte, nu attr.Item, nuJSON []byte) []statement {
 	if len(ts.indexes) == 0 {
 		return nil
 	}
 	out := make([]statement, 0, 2*len(ts.indexes))
 	for i, ix := range ts.indexes {
-		if nu == nil {
+		switch {
+		case ix == nil:
+			continue // async
+		case nu == nil:
 			out = append(out, statement{sql: ix.DeleteSql, args: []any{keyJSON}})
 			continue
 		}
@@ -101,6 +105,12 @@ func (ts *tableStmts) indexWrites(keyJSON []byte, nu attr.Item, nuJSON []byte) [
 			out = append(out, statement{sql: ix.InsertSql, args: []any{nuJSON,
 				int64(store.KeyHash(nu[def.Hash.Name])), encodeItem(def.Project(ts.t, nu))}})
 		}
+	}
+	if ts.queued {
+		if keyJSON == nil {
+			keyJSON = encodeItem(ts.t.KeyOf(nu))
+		}
+		out = append(out, statement{sql: gen.QueueEnqueueKey, args: []any{ts.t.ID, keyJSON}})
 	}
 	return out
 }
