@@ -415,7 +415,7 @@ func printReport(f *os.File, rep *report) {
 				fmt.Fprintf(f, "  %-8s error: %s\n", s.Backend, s.Error)
 				continue
 			}
-			fmt.Fprintf(f, "  %-8s first answer after %.0f ms; idle RSS %.1f MB\n", s.Backend, s.FirstAnswerMs, s.IdleRSSMB)
+			fmt.Fprintf(f, "  %-8s first answer after %.0f ms (median of %v); idle RSS %.1f MB\n", s.Backend, s.FirstAnswerMs, s.RunsMs, s.IdleRSSMB)
 		}
 	}
 	if len(rep.Goals) > 0 {
