@@ -10,7 +10,6 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 var (
@@ -66,61 +65,6 @@ func (b *ItemGetManyBatchResults) QueryRow(f func(int, []byte, error)) {
 }
 
 func (b *ItemGetManyBatchResults) Close() error {
-	b.closed = true
-	return b.br.Close()
-}
-
-const ItemLockMany = `-- name: ItemLockMany :batchone
-SELECT dynamopg.item_lock($1::bigint, $2::jsonb, $3::bigint)::jsonb AS item
-`
-
-type ItemLockManyBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-}
-
-type ItemLockManyParams struct {
-	TableID int64
-	Key     []byte
-	Version pgtype.Int8
-}
-
-// ItemLockMany is ItemLock pipelined: ItemTransact locks its targets in one
-// round trip, in the order it queues them.
-func (q *Queries) ItemLockMany(ctx context.Context, db DBTX, arg []ItemLockManyParams) *ItemLockManyBatchResults {
-	batch := &pgx.Batch{}
-	for _, a := range arg {
-		vals := []interface{}{
-			a.TableID,
-			a.Key,
-			a.Version,
-		}
-		batch.Queue(ItemLockMany, vals...)
-	}
-	br := db.SendBatch(ctx, batch)
-	return &ItemLockManyBatchResults{br, len(arg), false}
-}
-
-func (b *ItemLockManyBatchResults) QueryRow(f func(int, []byte, error)) {
-	defer b.br.Close()
-	for t := 0; t < b.tot; t++ {
-		var item []byte
-		if b.closed {
-			if f != nil {
-				f(t, item, ErrBatchAlreadyClosed)
-			}
-			continue
-		}
-		row := b.br.QueryRow()
-		err := row.Scan(&item)
-		if f != nil {
-			f(t, item, err)
-		}
-	}
-}
-
-func (b *ItemLockManyBatchResults) Close() error {
 	b.closed = true
 	return b.br.Close()
 }

@@ -57,11 +57,6 @@ SELECT s.item::jsonb AS item
   FROM dynamopg.item_scan(@table_id::bigint, @index_id::bigint, @lo::bigint, @hi::bigint,
                           sqlc.narg('after')::jsonb, @max_items::int) AS s;
 
--- name: ItemLockMany :batchone
--- ItemLockMany is ItemLock pipelined: ItemTransact locks its targets in one
--- round trip, in the order it queues them.
-SELECT dynamopg.item_lock(@table_id::bigint, @key::jsonb, sqlc.narg('version')::bigint)::jsonb AS item;
-
 -- name: ItemGetMany :batchone
 -- ItemGetMany is dynamopg.item_get pipelined: ItemGetMany reads its targets in one
 -- round trip inside one snapshot.

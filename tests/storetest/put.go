@@ -12,7 +12,7 @@ import (
 // exercisePut checks store.BlindWriter (every store implements it):
 // ItemPut and ItemRemove are ItemWrite with a fn that returns the item (or
 // nil) whatever the old one is — the same old item returned, the same index
-// rows — also when many calls race on a few keys.
+// rows — also when many calls race on a few keys, or create one key.
 func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) store.Store) {
 	s := newStore(t)
 	p, ok := s.(store.BlindWriter)
@@ -87,4 +87,34 @@ func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) 
 		queueWait(ctx, t, q, tbl)
 		requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[1], "async index after racing writes")
 	}
+
+	// Racing creators of one new key: each put replaced exactly what the
+	// put before it wrote, so exactly one saw no old item, and the old
+	// items chain the puts into one order.
+	const creators = 16
+	olds := make([]attr.Item, creators)
+	putErrs := make([]error, creators)
+	for w := range creators {
+		wg.Go(func() {
+			olds[w], putErrs[w] = p.ItemPut(ctx, tbl, attr.Item{"pk": attr.Str("fresh"), "g": attr.Str("x"), "w": attr.Str(itoa(w))})
+		})
+	}
+	wg.Wait()
+	for _, err := range putErrs {
+		requireNoError(t, err, "racing ItemPut of a new key")
+	}
+	fresh, replaced := 0, map[string]int{}
+	for _, old := range olds {
+		if old == nil {
+			fresh++
+			continue
+		}
+		replaced[old["w"].S]++
+	}
+	requireEqual(t, fresh, 1, "racing puts of a new key that saw no old item")
+	for w, n := range replaced {
+		requireEqual(t, n, 1, "puts that replaced writer "+w+"'s item")
+	}
+	requireEqual(t, len(replaced), creators-1, "items replaced by the racing puts")
+	requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "sync index after racing creators")
 }

@@ -59,7 +59,7 @@ func (s *Store) withWriteStmts(ctx context.Context, order []txTarget) error {
 // ItemTransact changes several items in one transaction: it locks each
 // target's catalog row FOR KEY SHARE and its item FOR UPDATE (pipelined, in
 // lockOrder), calls fn with the items in the caller's order, then writes
-// fn's answer for each target in lockOrder through the functions ItemWrite
+// fn's answer for each target in lockOrder through the statements ItemWrite
 // uses (index maintenance included). Lost insert races, deadlocks and
 // serialization failures roll back and start over, up to writeAttempts
 // transactions, then ErrConflict; fn's error is returned as is.
@@ -137,20 +137,28 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 }
 
 // lockMany locks and reads the targets in one pipelined round trip, in the
-// order given, and returns the items in the caller's order (by pos).
+// order given (a target's prepared lock statement, else item_lock), and
+// returns the items in the caller's order (by pos).
 func (s *Store) lockMany(ctx context.Context, tx pgx.Tx, order []txTarget) ([]attr.Item, error) {
-	params := make([]gen.ItemLockManyParams, len(order))
-	for i, o := range order {
-		params[i] = gen.ItemLockManyParams{TableID: o.t.ID, Key: o.key, Version: version(o.t)}
+	b := &pgx.Batch{}
+	for _, o := range order {
+		if o.stmts != nil {
+			b.Queue(o.stmts.data.LockSql, o.key, o.t.Version)
+		} else {
+			b.Queue(gen.ItemLock, o.t.ID, o.key, version(o.t))
+		}
 	}
 	raws := make([][]byte, len(order))
+	br := tx.SendBatch(ctx, b)
 	var first error
-	s.q.ItemLockMany(ctx, tx, params).QueryRow(func(i int, raw []byte, err error) {
-		if first == nil && err != nil {
+	for i := range order {
+		if err := br.QueryRow().Scan(&raws[i]); first == nil && err != nil {
 			first = err // later statements only report the aborted transaction
 		}
-		raws[i] = raw
-	})
+	}
+	if err := br.Close(); first == nil {
+		first = err
+	}
 	if first != nil {
 		return nil, first
 	}
