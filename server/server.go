@@ -143,8 +143,19 @@ func (s *Server) metrics(c echo.Context) error {
 
 // call is what one request learned, for its log line and metrics.
 type call struct {
-	id, op, table, akid string
-	start               time.Time
+	id, op, akid string
+	start        time.Time
+	// body is the request of a known operation; its table is read from it
+	// (tableOf) only for a log line that is written.
+	body []byte
+}
+
+// table is the table the request names, for its log line.
+func (cl *call) table() string {
+	if cl.body == nil {
+		return ""
+	}
+	return tableOf(cl.body)
 }
 
 func (s *Server) handle(c echo.Context) (err error) {
@@ -156,7 +167,7 @@ func (s *Server) handle(c echo.Context) (err error) {
 	defer func() {
 		// A panic is a bug; the client still gets the service's 500 shape.
 		if p := recover(); p != nil {
-			s.log.Error("panic serving request", "request_id", cl.id, "op", cl.op, "table", cl.table, "panic", p, "stack", string(debug.Stack()))
+			s.log.Error("panic serving request", "request_id", cl.id, "op", cl.op, "table", cl.table(), "panic", p, "stack", string(debug.Stack()))
 			err = s.fail(c, cl, api.InternalServerError(), nil)
 		}
 	}()
@@ -192,7 +203,7 @@ func (s *Server) handle(c echo.Context) (err error) {
 		callAPI = s.api.CallStreams
 	}
 	if cl.op != "unknown" {
-		cl.table = tableOf(body)
+		cl.body = body
 	}
 
 	ctx := req.Context()
@@ -313,18 +324,9 @@ func (s *Server) done(cl *call, status int, errType string, cause error) {
 	if errType != "" {
 		s.m.errors.Inc(cl.op, errType)
 	}
-	attrs := []slog.Attr{slog.String("request_id", cl.id), slog.String("op", cl.op)}
-	if cl.table != "" {
-		attrs = append(attrs, slog.String("table", cl.table))
-	}
-	if cl.akid != "" {
-		attrs = append(attrs, slog.String("access_key_id", cl.akid))
-	}
-	attrs = append(attrs, slog.Int("status", status), slog.Float64("ms", float64(elapsed.Microseconds())/1000))
 	level := slog.LevelDebug
 	msg := "request"
 	if errType != "" {
-		attrs = append(attrs, slog.String("error_type", errType))
 		msg = "request failed"
 		switch outcome {
 		case "server_error":
@@ -334,6 +336,20 @@ func (s *Server) done(cl *call, status int, errType string, cause error) {
 		default:
 			level = slog.LevelInfo
 		}
+	}
+	if !s.log.Enabled(context.Background(), level) {
+		return // the log line's attributes, the table above all, cost CPU
+	}
+	attrs := []slog.Attr{slog.String("request_id", cl.id), slog.String("op", cl.op)}
+	if table := cl.table(); table != "" {
+		attrs = append(attrs, slog.String("table", table))
+	}
+	if cl.akid != "" {
+		attrs = append(attrs, slog.String("access_key_id", cl.akid))
+	}
+	attrs = append(attrs, slog.Int("status", status), slog.Float64("ms", float64(elapsed.Microseconds())/1000))
+	if errType != "" {
+		attrs = append(attrs, slog.String("error_type", errType))
 	}
 	if cause != nil {
 		attrs = append(attrs, slog.String("err", cause.Error()))
