@@ -23,7 +23,7 @@ SELECT count(*)::bigint AS depth
 
 -- name: QueueEnqueueKey :exec
 -- QueueEnqueueKey is dynamopg.queue_enqueue for a prepared write (pgstore's
--- plain.go), which knows that its table has async indexes and has built the
+-- prepared.go), which knows that its table has async indexes and has built the
 -- item's queue key in Go (its key attributes only, as queue_key builds
 -- them): it queues the item and notifies the workers (at commit).
 WITH queued AS (

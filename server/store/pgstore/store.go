@@ -85,7 +85,7 @@ type Store struct {
 	// getStmts is ItemGet's statement text by table id (items.go).
 	getStmts sync.Map
 	// dataStmts and indexStmts are the prepared writes' statement texts, by
-	// table id and by index id (plain.go).
+	// table id and by index id (prepared.go).
 	dataStmts  sync.Map
 	indexStmts sync.Map
 }

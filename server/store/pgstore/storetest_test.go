@@ -16,7 +16,7 @@ func TestStoreContract(t *testing.T) {
 // TestStoreContractVersioned runs the item parts of the suite on tables
 // described with their catalog version, as the API passes them: tables
 // without async indexes or a stream then write through their prepared
-// statements (plain.go).
+// statements (prepared.go).
 func TestStoreContractVersioned(t *testing.T) {
 	storetest.ExerciseVersioned(context.Background(), t, func(t *testing.T) store.Store { return newStore(t) })
 }

@@ -17,11 +17,10 @@ import (
 // of the PL/pgSQL item functions that plan their dynamic SQL on every
 // call. Go computes what those functions would: the key hashes
 // (store.KeyHash), whether the item is indexable, its projection and its
-// queue key. Each
-// statement that opens a write checks the catalog version of t, so a
-// description that went stale (an index, or a stream, added or removed
-// since) is refused with ErrStaleTable and the request reruns on the
-// current one.
+// queue key. Each statement that opens a write checks the catalog version
+// of t, so a description that went stale (an index, or a stream, added or
+// removed since) is refused with ErrStaleTable and the request reruns on
+// the current one.
 
 // preparedTable reports whether t's writes can use the prepared statements:
 // no stream option (the item functions' own test,
