@@ -72,6 +72,22 @@ BEGIN
 END;
 $$;
 
+-- keys_in_sql is the condition "the row's base key is one of the keys (or
+-- items) of the jsonb[] expression p_array", on the base key columns of a
+-- table or of one of its index tables. pk = ANY (...) is there for the
+-- plan: an index table being built is new and growing, so its statistics
+-- are stale, and on the IN alone the planner hashes the keys and scans the
+-- whole table, every call.
+CREATE OR REPLACE FUNCTION dynamopg.keys_in_sql(p_def jsonb, p_array text)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('pk = ANY (ARRAY(SELECT %s FROM unnest(%s) u(item))) '
+                  'AND (%s) IN (SELECT %s FROM unnest(%s) u(item))',
+                  dynamopg.key_value_sql((p_def->'hash'->>'type')::int,
+                                         format('u.item->%L', p_def->'hash'->>'name')),
+                  p_array, dynamopg.build_key_cols(p_def), dynamopg.build_key_vals(p_def, 'u.item'), p_array)
+$$;
+
 -- build_write writes one item's current state into one index (p_one is
 -- build_only): delete its rows by base key, insert its projection when it is
 -- indexable. The item is locked by the caller.
@@ -95,16 +111,8 @@ DECLARE
     v_vals   text;
     v_i      int;
 BEGIN
-    -- pk = ANY (...) is there for the plan: an index table being built is
-    -- new and growing, so its statistics are stale, and on the IN alone the
-    -- planner hashes the keys and scans the whole index table, every call.
-    EXECUTE format('DELETE FROM dynamopg_data.%I '
-                   'WHERE pk = ANY (ARRAY(SELECT %s FROM unnest($1::jsonb[]) u(item))) '
-                   'AND (%s) IN (SELECT %s FROM unnest($1::jsonb[]) u(item))',
-                   v_layout.rel,
-                   dynamopg.key_value_sql((p_def->'hash'->>'type')::int,
-                                          format('u.item->%L', p_def->'hash'->>'name')),
-                   dynamopg.build_key_cols(p_def), dynamopg.build_key_vals(p_def, 'u.item'))
+    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s',
+                   v_layout.rel, dynamopg.keys_in_sql(p_def, '$1::jsonb[]'))
       USING p_keys;
     IF coalesce(array_length(p_items, 1), 0) = 0 THEN
         RETURN;

@@ -175,13 +175,8 @@ BEGIN
     END IF;
     -- The items nobody holds, locked.
     EXECUTE format('SELECT array_agg(l.item) FROM (SELECT item FROM dynamopg_data.%I '
-                   'WHERE pk = ANY (ARRAY(SELECT %s FROM unnest($1::jsonb[]) u(item))) '
-                   'AND (%s) IN (SELECT %s FROM unnest($1::jsonb[]) u(item)) '
-                   'FOR UPDATE SKIP LOCKED) l',
-                   v_rel,
-                   dynamopg.key_value_sql((v_def->'hash'->>'type')::int,
-                                          format('u.item->%L', v_def->'hash'->>'name')),
-                   dynamopg.build_key_cols(v_def), dynamopg.build_key_vals(v_def, 'u.item'))
+                   'WHERE %s FOR UPDATE SKIP LOCKED) l',
+                   v_rel, dynamopg.keys_in_sql(v_def, '$1::jsonb[]'))
        INTO v_items USING p_keys;
     SELECT array_agg(dynamopg.queue_key(v_def, i)) INTO v_done FROM unnest(v_items) i;
     -- The items absent, in a later statement: a row skipped above because

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
@@ -139,12 +138,7 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 	ok := true
 	var dest []any
 	if st.sql != "" {
-		write.Queue(st.sql, st.args...)
-		dest = append(dest, &ok)
-		for _, x := range st.extra {
-			write.Queue(x.sql, x.args...)
-			dest = append(dest, nil)
-		}
+		dest = st.queue(write, dest, &ok)
 	}
 	write.Queue(gen.TxCommit)
 	dest = append(dest, nil)
@@ -159,9 +153,16 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 	return old, false, nil
 }
 
+// batchSender is what runBatch sends on: a pool connection or a
+// transaction.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 // runBatch sends b and reads one result per queued statement into dest
-// (nil: an Exec), returning the first error.
-func runBatch(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, dest ...any) error {
+// (nil: an Exec), returning the first error (later statements of a failed
+// pipeline only report the aborted transaction).
+func runBatch(ctx context.Context, conn batchSender, b *pgx.Batch, dest ...any) error {
 	br := conn.SendBatch(ctx, b)
 	var first error
 	for _, d := range dest {
@@ -181,44 +182,35 @@ func runBatch(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, dest ...any
 	return first
 }
 
-// storeStatement is the statements that write fn's result: an insert,
-// replace or delete that returns whether it took effect (the prepared ones
-// raise 40001 instead of returning false), then the index statements of a
-// prepared write; sql is empty when there is nothing to write.
-type storeStatement struct {
-	statement
-	extra []statement
-}
-
 // itemStoreStatement is the statement writing nu over old at keyJSON: the
 // table's prepared statements when ts (writeStmts) is not nil, else the
 // item function. The transaction has locked the item, and checked t's
 // version, already.
-func itemStoreStatement(ctx context.Context, ts *tableStmts, t *store.Table, keyJSON []byte, old, nu attr.Item) (storeStatement, error) {
+func itemStoreStatement(ctx context.Context, ts *tableStmts, t *store.Table, keyJSON []byte, old, nu attr.Item) (itemWrite, error) {
 	switch {
 	case nu == nil && old == nil:
-		return storeStatement{}, nil
+		return itemWrite{}, nil
 	case nu == nil && ts != nil:
-		return storeStatement{statement{ts.data.DeleteSql, []any{keyJSON}}, ts.indexWrites(keyJSON, nil, nil)}, nil
+		return itemWrite{statement{ts.data.DeleteSql, []any{keyJSON}}, ts.indexWrites(keyJSON, nil, nil)}, nil
 	case nu == nil:
-		return storeStatement{statement: statement{gen.ItemDelete, []any{t.ID, keyJSON, store.IsTTLDelete(ctx)}}}, nil
+		return itemWrite{statement: statement{gen.ItemDelete, []any{t.ID, keyJSON, store.IsTTLDelete(ctx)}}}, nil
 	}
 	size := nu.Size()
 	if size > math.MaxInt32 {
-		return storeStatement{}, fmt.Errorf("item of %d bytes", size)
+		return itemWrite{}, fmt.Errorf("item of %d bytes", size)
 	}
 	nuJSON := encodeItem(nu)
 	switch {
 	case old == nil && ts != nil:
-		return storeStatement{statement{ts.data.InsertSql, []any{nuJSON, int32(size), keyHash(t, nu)}},
+		return itemWrite{statement{ts.data.InsertSql, []any{nuJSON, int32(size), keyHash(t, nu)}},
 			ts.indexWrites(keyJSON, nu, nuJSON)}, nil
 	case old == nil:
-		return storeStatement{statement: statement{gen.ItemInsert, []any{t.ID, nuJSON, int32(size)}}}, nil
+		return itemWrite{statement: statement{gen.ItemInsert, []any{t.ID, nuJSON, int32(size)}}}, nil
 	case ts != nil:
-		return storeStatement{statement{ts.data.ReplaceSql, []any{nuJSON, int32(size)}},
+		return itemWrite{statement{ts.data.ReplaceSql, []any{nuJSON, int32(size)}},
 			ts.indexWrites(keyJSON, nu, nuJSON)}, nil
 	}
-	return storeStatement{statement: statement{gen.ItemReplace, []any{t.ID, nuJSON, int32(size)}}}, nil
+	return itemWrite{statement: statement{gen.ItemReplace, []any{t.ID, nuJSON, int32(size)}}}, nil
 }
 
 // itemStore writes fn's result in tx (ItemTransact). A write that did not
@@ -230,16 +222,12 @@ func itemStore(ctx context.Context, tx pgx.Tx, o txTarget, old, nu attr.Item) er
 		return err
 	}
 	var ok bool
-	if err := tx.QueryRow(ctx, st.sql, st.args...).Scan(&ok); err != nil {
+	b := &pgx.Batch{}
+	if err := runBatch(ctx, tx, b, st.queue(b, nil, &ok)...); err != nil {
 		return err
 	}
 	if !ok {
 		return errLostInsert
-	}
-	for _, x := range st.extra {
-		if _, err := tx.Exec(ctx, x.sql, x.args...); err != nil {
-			return err
-		}
 	}
 	return nil
 }

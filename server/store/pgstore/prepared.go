@@ -2,7 +2,8 @@ package pgstore
 
 import (
 	"context"
-	"errors"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
@@ -21,6 +22,34 @@ import (
 // of t, so a description that went stale (an index, or a stream, added or
 // removed since) is refused with ErrStaleTable and the request reruns on
 // the current one.
+
+// statement is one SQL statement and its arguments.
+type statement struct {
+	sql  string
+	args []any
+}
+
+// itemWrite is the statements of one item write: the data row's (an item
+// function, or a prepared statement), whose one result the caller reads,
+// then the index and queue statements of a prepared write, which follow it
+// in its transaction. sql is empty when there is nothing to write.
+type itemWrite struct {
+	statement
+	extra []statement
+}
+
+// queue adds w's statements to b and their destinations to dest (as
+// runBatch reads them): the data row's result into main, the others
+// executed.
+func (w itemWrite) queue(b *pgx.Batch, dest []any, main any) []any {
+	b.Queue(w.sql, w.args...)
+	dest = append(dest, main)
+	for _, x := range w.extra {
+		b.Queue(x.sql, x.args...)
+		dest = append(dest, nil)
+	}
+	return dest
+}
 
 // preparedTable reports whether t's writes can use the prepared statements:
 // no stream option (the item functions' own test,
@@ -71,7 +100,7 @@ func (s *Store) writeStmts(ctx context.Context, t *store.Table) (*tableStmts, er
 		}
 		row, err := s.q.IndexWriteSQL(ctx, s.pool, gen.IndexWriteSQLParams{TableID: t.ID, IndexID: id})
 		if err != nil {
-			if errors.Is(wrap("", err), store.ErrTableNotFound) {
+			if interpretError(err) == store.ErrTableNotFound {
 				// The index (or the table) is gone: t is out of date.
 				return nil, store.ErrStaleTable
 			}

@@ -15,9 +15,11 @@ import (
 
 var _ store.BlindWriter = (*Store)(nil)
 
-// ItemPut writes item whole in one statement (dynamopg.item_put): no BEGIN,
-// lock, write and COMMIT round trips. Deadlocks and serialization failures
-// are retried as ItemWrite retries them.
+// ItemPut writes item whole in one round trip (putStatement: the table's
+// prepared statements, pipelined, or dynamopg.item_put): no BEGIN, lock,
+// write and COMMIT round trips. Deadlocks and serialization failures
+// (among them a prepared put's lost insert race) are retried as ItemWrite
+// retries them.
 func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (attr.Item, error) {
 	size := item.Size()
 	if size > math.MaxInt32 {
@@ -27,69 +29,43 @@ func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (at
 	if err != nil {
 		return nil, err
 	}
-	return s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return st.queryOld(ctx, s) })
+	return s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.queryOld(ctx, st) })
 }
 
-// ItemRemove deletes the item with key in one statement (dynamopg.item_remove).
+// ItemRemove deletes the item with key in one round trip (removeStatement).
 func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
 	st, err := s.removeStatement(ctx, t, encodeItem(key))
 	if err != nil {
 		return nil, err
 	}
-	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return st.queryOld(ctx, s) })
+	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return s.queryOld(ctx, st) })
 }
 
-// statement is one SQL statement and its arguments.
-type statement struct {
-	sql  string
-	args []any
-}
-
-// blindWrite is the statements of one blind write: first the one returning
-// the old item, then the index statements that follow it in its
-// transaction.
-type blindStatement struct {
-	statement
-	extra []statement
-}
-
-// queue adds bs's statements to b and dest: the old item into *old, the
-// rest executed.
-func (bs blindStatement) queue(b *pgx.Batch, dest []any, old *[]byte) []any {
-	b.Queue(bs.sql, bs.args...)
-	dest = append(dest, old)
-	for _, x := range bs.extra {
-		b.Queue(x.sql, x.args...)
-		dest = append(dest, nil)
-	}
-	return dest
-}
-
-// queryOld runs bs (one implicit transaction) and returns the old item.
-func (bs blindStatement) queryOld(ctx context.Context, s *Store) ([]byte, error) {
+// queryOld runs w (one implicit transaction) and returns the old item its
+// data row's statement returns.
+func (s *Store) queryOld(ctx context.Context, w itemWrite) ([]byte, error) {
 	var raw []byte
-	if len(bs.extra) == 0 {
-		err := s.pool.QueryRow(ctx, bs.sql, bs.args...).Scan(&raw)
+	if len(w.extra) == 0 {
+		err := s.pool.QueryRow(ctx, w.sql, w.args...).Scan(&raw)
 		return raw, err
 	}
 	b := &pgx.Batch{}
-	dest := bs.queue(b, nil, &raw)
-	err := s.sendBatch(ctx, b, dest)
+	err := s.sendBatch(ctx, b, w.queue(b, nil, &raw))
 	return raw, err
 }
 
 // putStatement is item's blind put into t: the table's prepared put and
 // index statements (writeStmts), else dynamopg.item_put.
-func (s *Store) putStatement(ctx context.Context, t *store.Table, item attr.Item, size int32) (blindStatement, error) {
+func (s *Store) putStatement(ctx context.Context, t *store.Table, item attr.Item, size int32) (itemWrite, error) {
 	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
-		return blindStatement{}, err
+		return itemWrite{}, err
 	}
 	itemJSON := encodeItem(item)
 	if ts == nil {
-		return blindStatement{statement: statement{gen.ItemPut, []any{t.ID, itemJSON, size, version(t)}}}, nil
+		return itemWrite{statement: statement{gen.ItemPut, []any{t.ID, itemJSON, size, version(t)}}}, nil
 	}
-	return blindStatement{
+	return itemWrite{
 		statement: statement{ts.data.PutSql, []any{itemJSON, size, keyHash(t, item), t.Version}},
 		extra:     ts.indexWrites(nil, item, itemJSON),
 	}, nil
@@ -97,15 +73,15 @@ func (s *Store) putStatement(ctx context.Context, t *store.Table, item attr.Item
 
 // removeStatement is the blind delete of keyJSON from t: the table's
 // prepared remove and index statements, else dynamopg.item_remove.
-func (s *Store) removeStatement(ctx context.Context, t *store.Table, keyJSON []byte) (blindStatement, error) {
+func (s *Store) removeStatement(ctx context.Context, t *store.Table, keyJSON []byte) (itemWrite, error) {
 	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
-		return blindStatement{}, err
+		return itemWrite{}, err
 	}
 	if ts == nil {
-		return blindStatement{statement: statement{gen.ItemRemove, []any{t.ID, keyJSON, version(t)}}}, nil
+		return itemWrite{statement: statement{gen.ItemRemove, []any{t.ID, keyJSON, version(t)}}}, nil
 	}
-	return blindStatement{
+	return itemWrite{
 		statement: statement{ts.data.RemoveSql, []any{keyJSON, t.Version}},
 		extra:     ts.indexWrites(keyJSON, nil, nil),
 	}, nil
@@ -137,9 +113,10 @@ func (s *Store) blindWrite(ctx context.Context, op string, t *store.Table, stmt 
 
 var _ store.BlindBatchWriter = (*Store)(nil)
 
-// ItemWriteBlindMany runs item_put and item_remove for every op in one
-// pipeline: one round trip and one implicit transaction, in lockOrder (table
-// id, then key) so that two batches never wait on each other in a cycle.
+// ItemWriteBlindMany runs every op's put or remove (putStatement,
+// removeStatement) in one pipeline: one round trip and one implicit
+// transaction, in lockOrder (table id, then key) so that two batches never
+// wait on each other in a cycle.
 // Deadlocks with other writers and serialization failures are retried as
 // ItemWrite retries them.
 func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]attr.Item, error) {
@@ -148,7 +125,7 @@ func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]
 		targets[i] = store.TxTarget{Table: o.Table, Key: o.Key}
 	}
 	order := lockOrder(targets)
-	stmts := make([]blindStatement, len(order))
+	stmts := make([]itemWrite, len(order))
 	for i, o := range order {
 		op := ops[o.pos]
 		var err error

@@ -149,18 +149,12 @@ func (s *Store) lockMany(ctx context.Context, tx pgx.Tx, order []txTarget) ([]at
 		}
 	}
 	raws := make([][]byte, len(order))
-	br := tx.SendBatch(ctx, b)
-	var first error
-	for i := range order {
-		if err := br.QueryRow().Scan(&raws[i]); first == nil && err != nil {
-			first = err // later statements only report the aborted transaction
-		}
+	dest := make([]any, len(order))
+	for i := range raws {
+		dest[i] = &raws[i]
 	}
-	if err := br.Close(); first == nil {
-		first = err
-	}
-	if first != nil {
-		return nil, first
+	if err := runBatch(ctx, tx, b, dest...); err != nil {
+		return nil, err
 	}
 	return itemsInCallerOrder(order, raws)
 }
