@@ -9,6 +9,93 @@ import (
 	"context"
 )
 
+const QueueApplyRest = `-- name: QueueApplyRest :one
+SELECT r.applied::int AS applied, r.passed::int AS passed
+  FROM dynamopg.queue_apply_rest($1::bigint[], $2::bigint[], $3::jsonb[], $4::boolean) AS r
+`
+
+type QueueApplyRestParams struct {
+	Ids     []int64
+	Tables  []int64
+	Keys    [][]byte
+	Holding bool
+}
+
+type QueueApplyRestRow struct {
+	Applied int32
+	Passed  int32
+}
+
+// QueueApplyRest is a worker step's last part (dynamopg.queue_apply_rest):
+// the claimed rows the set-based pass left, one item at a time.
+func (q *Queries) QueueApplyRest(ctx context.Context, db DBTX, arg QueueApplyRestParams) (QueueApplyRestRow, error) {
+	row := db.QueryRow(ctx, QueueApplyRest,
+		arg.Ids,
+		arg.Tables,
+		arg.Keys,
+		arg.Holding,
+	)
+	var i QueueApplyRestRow
+	err := row.Scan(&i.Applied, &i.Passed)
+	return i, err
+}
+
+const QueueApplySQL = `-- name: QueueApplySQL :one
+SELECT a.lock_sql::text AS lock_sql, a.absent_sql::text AS absent_sql
+  FROM dynamopg.queue_apply_sql(dynamopg.table_def($1::bigint, false)) AS a
+`
+
+type QueueApplySQLParams struct {
+	TableID int64
+}
+
+type QueueApplySQLRow struct {
+	LockSql   string
+	AbsentSql string
+}
+
+// QueueApplySQL is the statement texts pgstore prepares for the set-based
+// pass over a table's items (dynamopg.queue_apply_sql).
+func (q *Queries) QueueApplySQL(ctx context.Context, db DBTX, arg QueueApplySQLParams) (QueueApplySQLRow, error) {
+	row := db.QueryRow(ctx, QueueApplySQL, arg.TableID)
+	var i QueueApplySQLRow
+	err := row.Scan(&i.LockSql, &i.AbsentSql)
+	return i, err
+}
+
+const QueueClaimBatch = `-- name: QueueClaimBatch :one
+SELECT coalesce(b.part, -1)::int AS part, b.ids::bigint[] AS ids,
+       b.tables::bigint[] AS tables, b.keys::jsonb[] AS keys
+  FROM dynamopg.queue_claim_batch($1::text) AS b
+`
+
+type QueueClaimBatchParams struct {
+	Worker string
+}
+
+type QueueClaimBatchRow struct {
+	Part   int32
+	Ids    []int64
+	Tables []int64
+	Keys   [][]byte
+}
+
+// QueueClaimBatch is a worker step's claim (dynamopg.queue_claim_batch):
+// rows of every partition no other worker holds, up to queue_batch_size,
+// held to the end of the transaction. Part is -1 when nothing was
+// claimable.
+func (q *Queries) QueueClaimBatch(ctx context.Context, db DBTX, arg QueueClaimBatchParams) (QueueClaimBatchRow, error) {
+	row := db.QueryRow(ctx, QueueClaimBatch, arg.Worker)
+	var i QueueClaimBatchRow
+	err := row.Scan(
+		&i.Part,
+		&i.Ids,
+		&i.Tables,
+		&i.Keys,
+	)
+	return i, err
+}
+
 const QueueDepth = `-- name: QueueDepth :one
 SELECT count(*)::bigint AS depth
   FROM dynamopg.index_queue
@@ -72,34 +159,71 @@ func (q *Queries) QueuePending(ctx context.Context, db DBTX, arg QueuePendingPar
 	return pending, err
 }
 
-const QueueRun = `-- name: QueueRun :one
-SELECT coalesce(r.part, -1)::int AS part, r.claimed::int AS claimed,
-       r.applied::int AS applied, r.passed::int AS passed
-  FROM dynamopg.queue_run($1::text) AS r
+const QueueRowsDelete = `-- name: QueueRowsDelete :exec
+DELETE FROM dynamopg.index_queue q
+ WHERE q.id = ANY ($1::bigint[])
 `
 
-type QueueRunParams struct {
-	Worker string
+type QueueRowsDeleteParams struct {
+	Ids []int64
 }
 
-type QueueRunRow struct {
-	Part    int32
-	Claimed int32
-	Applied int32
-	Passed  int32
+// QueueRowsDelete deletes queued rows by id.
+func (q *Queries) QueueRowsDelete(ctx context.Context, db DBTX, arg QueueRowsDeleteParams) error {
+	_, err := db.Exec(ctx, QueueRowsDelete, arg.Ids)
+	return err
 }
 
-// QueueRun is one worker step (dynamopg.queue_run): claim a batch of one
-// partition and apply it, in one transaction. Part is -1 when nothing was
-// claimable.
-func (q *Queries) QueueRun(ctx context.Context, db DBTX, arg QueueRunParams) (QueueRunRow, error) {
-	row := db.QueryRow(ctx, QueueRun, arg.Worker)
-	var i QueueRunRow
-	err := row.Scan(
-		&i.Part,
-		&i.Claimed,
-		&i.Applied,
-		&i.Passed,
-	)
+const QueueSetRelease = `-- name: QueueSetRelease :exec
+RELEASE SAVEPOINT queue_set
+`
+
+// QueueSetRelease keeps that pass.
+func (q *Queries) QueueSetRelease(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, QueueSetRelease)
+	return err
+}
+
+const QueueSetRollback = `-- name: QueueSetRollback :exec
+ROLLBACK TO SAVEPOINT queue_set
+`
+
+// QueueSetRollback undoes that pass.
+func (q *Queries) QueueSetRollback(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, QueueSetRollback)
+	return err
+}
+
+const QueueSetSavepoint = `-- name: QueueSetSavepoint :exec
+SAVEPOINT queue_set
+`
+
+// QueueSetSavepoint opens the set-based pass over one table of a worker
+// step, so that its failure leaves the claim (pgstore queue_apply.go).
+func (q *Queries) QueueSetSavepoint(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, QueueSetSavepoint)
+	return err
+}
+
+const QueueTableDef = `-- name: QueueTableDef :one
+SELECT d.def::jsonb AS def, coalesce(d.version, 0)::bigint AS version
+  FROM dynamopg.queue_table_def($1::bigint) AS d
+`
+
+type QueueTableDefParams struct {
+	TableID int64
+}
+
+type QueueTableDefRow struct {
+	Def     []byte
+	Version int64
+}
+
+// QueueTableDef is the set-based pass's catalog read of one table
+// (dynamopg.queue_table_def): NULL when it is gone or being deleted.
+func (q *Queries) QueueTableDef(ctx context.Context, db DBTX, arg QueueTableDefParams) (QueueTableDefRow, error) {
+	row := db.QueryRow(ctx, QueueTableDef, arg.TableID)
+	var i QueueTableDefRow
+	err := row.Scan(&i.Def, &i.Version)
 	return i, err
 }

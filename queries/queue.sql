@@ -1,10 +1,34 @@
--- name: QueueRun :one
--- QueueRun is one worker step (dynamopg.queue_run): claim a batch of one
--- partition and apply it, in one transaction. Part is -1 when nothing was
+-- name: QueueClaimBatch :one
+-- QueueClaimBatch is a worker step's claim (dynamopg.queue_claim_batch):
+-- rows of every partition no other worker holds, up to queue_batch_size,
+-- held to the end of the transaction. Part is -1 when nothing was
 -- claimable.
-SELECT coalesce(r.part, -1)::int AS part, r.claimed::int AS claimed,
-       r.applied::int AS applied, r.passed::int AS passed
-  FROM dynamopg.queue_run(@worker::text) AS r;
+SELECT coalesce(b.part, -1)::int AS part, b.ids::bigint[] AS ids,
+       b.tables::bigint[] AS tables, b.keys::jsonb[] AS keys
+  FROM dynamopg.queue_claim_batch(@worker::text) AS b;
+
+-- name: QueueApplyRest :one
+-- QueueApplyRest is a worker step's last part (dynamopg.queue_apply_rest):
+-- the claimed rows the set-based pass left, one item at a time.
+SELECT r.applied::int AS applied, r.passed::int AS passed
+  FROM dynamopg.queue_apply_rest(@ids::bigint[], @tables::bigint[], @keys::jsonb[], @holding::boolean) AS r;
+
+-- name: QueueRowsDelete :exec
+-- QueueRowsDelete deletes queued rows by id.
+DELETE FROM dynamopg.index_queue q
+ WHERE q.id = ANY (@ids::bigint[]);
+
+-- name: QueueTableDef :one
+-- QueueTableDef is the set-based pass's catalog read of one table
+-- (dynamopg.queue_table_def): NULL when it is gone or being deleted.
+SELECT d.def::jsonb AS def, coalesce(d.version, 0)::bigint AS version
+  FROM dynamopg.queue_table_def(@table_id::bigint) AS d;
+
+-- name: QueueApplySQL :one
+-- QueueApplySQL is the statement texts pgstore prepares for the set-based
+-- pass over a table's items (dynamopg.queue_apply_sql).
+SELECT a.lock_sql::text AS lock_sql, a.absent_sql::text AS absent_sql
+  FROM dynamopg.queue_apply_sql(dynamopg.table_def(@table_id::bigint, false)) AS a;
 
 -- name: QueueListen :exec
 -- QueueListen subscribes the session to the writers' notifications.
@@ -31,3 +55,16 @@ WITH queued AS (
     VALUES (@table_id::bigint, dynamopg.queue_partition(@table_id::bigint, @key::jsonb), @key::jsonb)
 )
 SELECT pg_notify('dynamopg_index_queue', dynamopg.queue_partition(@table_id::bigint, @key::jsonb)::text);
+
+-- name: QueueSetSavepoint :exec
+-- QueueSetSavepoint opens the set-based pass over one table of a worker
+-- step, so that its failure leaves the claim (pgstore queue_apply.go).
+SAVEPOINT queue_set;
+
+-- name: QueueSetRelease :exec
+-- QueueSetRelease keeps that pass.
+RELEASE SAVEPOINT queue_set;
+
+-- name: QueueSetRollback :exec
+-- QueueSetRollback undoes that pass.
+ROLLBACK TO SAVEPOINT queue_set;

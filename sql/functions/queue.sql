@@ -1,7 +1,8 @@
 -- queue.sql: the asynchronous index propagation queue (table
 -- dynamopg.index_queue, migration 002). Writers enqueue one row per changed
--- item in their own transaction (queue_enqueue); workers call queue_run,
--- which claims a batch of one partition and applies each item.
+-- item in their own transaction (queue_enqueue); a worker step claims a
+-- batch (queue_claim_batch) and applies its items (queue_run in PL/pgSQL;
+-- pgstore's workers run the set-based part in Go, queue_apply.go).
 --
 -- Correctness does not depend on order: applying a row writes the item's
 -- CURRENT state (read under its row lock) to the async indexes, never an
@@ -12,6 +13,9 @@
 -- (READ COMMITTED gives each statement a newer snapshot), and deletes only
 -- those. Two applies of one item never overlap: all of an item's rows are in
 -- one partition, and a partition is worked by one transaction at a time.
+
+-- queue_claim took no p_low before.
+DROP FUNCTION IF EXISTS dynamopg.queue_claim(text, int, int);
 
 -- queue_partitions is the number of queue partitions. Changing it would
 -- split an item's pending rows between two partitions: don't, while rows
@@ -83,13 +87,22 @@ $$;
 -- passed over, oldest first, skipping rows another transaction holds, and
 -- stamps them with the worker's name. The claim lasts the caller's
 -- transaction: the caller applies and deletes the rows before committing.
-CREATE OR REPLACE FUNCTION dynamopg.queue_claim(p_worker text, p_part int, p_limit int)
+-- p_low, when given, is an id no claimable row is below (queue_claim_batch
+-- reads it once per batch): the index scan then starts there rather than
+-- stepping over the dead entries the partition's applied rows left, which
+-- pile up between vacuums on a busy queue.
+-- PL/pgSQL rather than SQL for its plan, which PL/pgSQL keeps for the
+-- session: a SQL function called in FROM plans its UPDATE on every call.
+CREATE OR REPLACE FUNCTION dynamopg.queue_claim(p_worker text, p_part int, p_limit int, p_low bigint DEFAULT 0)
 RETURNS TABLE (id bigint, table_id bigint, key jsonb)
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH cte AS (
         SELECT q.id
           FROM dynamopg.index_queue q
-         WHERE q.part = p_part
+         WHERE q.part = p_part AND q.id >= p_low
            AND (q.pass_over_until IS NULL OR q.pass_over_until < now())
          ORDER BY q.id
          LIMIT p_limit
@@ -99,7 +112,8 @@ LANGUAGE sql AS $$
        SET claimed_by = p_worker, claimed_at = now(), attempts = q.attempts + 1
       FROM cte
      WHERE q.id = cte.id
-    RETURNING q.id, q.table_id, q.key
+    RETURNING q.id, q.table_id, q.key;
+END;
 $$;
 
 -- queue_apply writes the current state of one item to the async indexes of
@@ -211,89 +225,90 @@ LANGUAGE sql AS $$
      WHERE q.table_id = p_table AND q.key = p_key
 $$;
 
--- queue_run is one worker step, one transaction: it takes the advisory
--- locks of the partitions that have claimable rows and that no other worker
--- holds (trying them from a random one, so workers spread) and claims up to
--- queue_batch_size rows of them in all, oldest first in each. It first
--- applies their items set-based, per table (queue_apply_many), which skips
--- the items writers hold; then the rows left, one item at a time in id
--- order (queue_apply). There the first item may wait queue_lock_timeout_ms
--- for its row lock, unless the set-based pass applied something (the batch
--- then holds item locks, and must not hold them while it waits); when it
--- cannot get it, it and all its rows are passed over for
--- queue_pass_over_ms, and the batch goes on. Later items wait only
--- queue_lock_try_ms, and a blocked one ends the batch (committing what is
--- done) so that a batch never holds many item locks while it waits; the next
--- run meets that item first. Any other error passes the item over too, so
--- one bad row cannot stall its partition. part is the first partition it
--- took, NULL when nothing was claimable.
-CREATE OR REPLACE FUNCTION dynamopg.queue_run(p_worker text,
-    OUT part int, OUT claimed int, OUT applied int, OUT passed int)
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_wait_ms int;
-    v_try_ms  int;
-    v_pass_ms int;
-    v_batch   int;
-    v_n       int := dynamopg.queue_partitions();
-    v_start   int := floor(random() * dynamopg.queue_partitions())::int;
-    v_first   boolean := true;
-    v_part    int;
-    v_ids     bigint[];
-    v_tables  bigint[];
-    v_keys    jsonb[];
-    v_table   bigint;
-    v_row     record;
-BEGIN
-    claimed := 0;
-    applied := 0;
-    passed := 0;
+-- queue_settings reads the queue's four settings (dynamopg.settings) in one
+-- statement.
+CREATE OR REPLACE FUNCTION dynamopg.queue_settings(
+    OUT wait_ms int, OUT try_ms int, OUT pass_ms int, OUT batch int)
+LANGUAGE sql STABLE AS $$
     SELECT coalesce(max((s.value #>> '{}')::int) FILTER (WHERE s.key = 'queue_lock_timeout_ms'), 2000),
            coalesce(max((s.value #>> '{}')::int) FILTER (WHERE s.key = 'queue_lock_try_ms'), 20),
            coalesce(max((s.value #>> '{}')::int) FILTER (WHERE s.key = 'queue_pass_over_ms'), 2000),
            coalesce(max((s.value #>> '{}')::int) FILTER (WHERE s.key = 'queue_batch_size'), 64)
-      INTO v_wait_ms, v_try_ms, v_pass_ms, v_batch
       FROM dynamopg.settings s
-     WHERE s.key IN ('queue_lock_timeout_ms', 'queue_lock_try_ms', 'queue_pass_over_ms', 'queue_batch_size');
-    v_ids := '{}';
-    v_tables := '{}';
-    v_keys := '{}';
-    FOR v_i IN 0 .. v_n - 1 LOOP
-        EXIT WHEN claimed >= v_batch;
-        v_part := (v_start + v_i) % v_n;
-        CONTINUE WHEN NOT EXISTS (
-            SELECT 1 FROM dynamopg.index_queue q
-             WHERE q.part = v_part AND (q.pass_over_until IS NULL OR q.pass_over_until < now()));
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(dynamopg.queue_lock_class(), v_part);
-        part := coalesce(part, v_part);
-        SELECT v_ids || array_agg(c.id ORDER BY c.id), v_tables || array_agg(c.table_id ORDER BY c.id),
-               v_keys || array_agg(c.key ORDER BY c.id)
-          INTO v_ids, v_tables, v_keys
-          FROM dynamopg.queue_claim(p_worker, v_part, v_batch - claimed) c;
-        claimed := cardinality(v_ids);
-    END LOOP;
-    IF part IS NULL THEN
+     WHERE s.key IN ('queue_lock_timeout_ms', 'queue_lock_try_ms', 'queue_pass_over_ms', 'queue_batch_size')
+$$;
+
+-- queue_claim_batch is the first part of a worker step: it takes the
+-- advisory locks of the partitions that have claimable rows and that no
+-- other worker holds (trying them from a random one, so workers spread) and
+-- claims up to queue_batch_size rows of them in all, oldest first in each
+-- (queue_claim). The locks and claims last the caller's transaction. part
+-- is the first partition it took, NULL when nothing was claimable; ids,
+-- tables and keys are the rows claimed, in id order within each partition.
+CREATE OR REPLACE FUNCTION dynamopg.queue_claim_batch(p_worker text,
+    OUT part int, OUT ids bigint[], OUT tables bigint[], OUT keys jsonb[])
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_batch int := (dynamopg.queue_settings()).batch;
+    v_n     int := dynamopg.queue_partitions();
+    v_start int := floor(random() * dynamopg.queue_partitions())::int;
+    v_low   bigint;
+    v_part  int;
+BEGIN
+    ids := '{}';
+    tables := '{}';
+    keys := '{}';
+    -- The lowest claimable id, in one walk of the primary key over the
+    -- dead entries below it; then the partitions with claimable rows from
+    -- there, in one statement.
+    SELECT min(q.id) INTO v_low FROM dynamopg.index_queue q
+     WHERE q.pass_over_until IS NULL OR q.pass_over_until < now();
+    IF v_low IS NULL THEN
         RETURN;
     END IF;
-    FOR v_table IN SELECT DISTINCT t FROM unnest(v_tables) t LOOP
-        BEGIN
-            applied := applied + dynamopg.queue_apply_many(v_table,
-                ARRAY(SELECT DISTINCT k FROM unnest(v_tables, v_keys) u(t, k) WHERE u.t = v_table));
-        EXCEPTION
-            WHEN OTHERS THEN
-                -- Undone; the rows go one at a time below, where an error
-                -- is the item's own.
-                RAISE WARNING 'dynamopg: queue: set apply of table % failed: % (%)',
-                    v_table, SQLERRM, SQLSTATE;
-        END;
+    FOR v_part IN SELECT (v_start + i) % v_n FROM generate_series(0, v_n - 1) i
+                   WHERE EXISTS (SELECT 1 FROM dynamopg.index_queue q
+                                  WHERE q.part = (v_start + i) % v_n AND q.id >= v_low
+                                    AND (q.pass_over_until IS NULL OR q.pass_over_until < now()))
+                   ORDER BY i LOOP
+        EXIT WHEN cardinality(ids) >= v_batch;
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(dynamopg.queue_lock_class(), v_part);
+        part := coalesce(part, v_part);
+        SELECT ids || array_agg(c.id ORDER BY c.id), tables || array_agg(c.table_id ORDER BY c.id),
+               keys || array_agg(c.key ORDER BY c.id)
+          INTO ids, tables, keys
+          FROM dynamopg.queue_claim(p_worker, v_part, v_batch - cardinality(ids), v_low) c;
     END LOOP;
-    v_first := applied = 0;
-    FOR v_row IN SELECT u.id, u.table_id, u.key FROM unnest(v_ids, v_tables, v_keys) u(id, table_id, key) ORDER BY u.id LOOP
+END;
+$$;
+
+-- queue_apply_rest is the last part of a worker step: the claimed rows the
+-- set-based pass left, one item at a time in id order (queue_apply). There
+-- the first item may wait queue_lock_timeout_ms for its row lock, unless
+-- p_holding (the set-based pass applied something: the batch then holds
+-- item locks, and must not hold them while it waits); when it cannot get
+-- it, it and all its rows are passed over for queue_pass_over_ms, and the
+-- batch goes on. Later items wait only queue_lock_try_ms, and a blocked one
+-- ends the batch (committing what is done) so that a batch never holds many
+-- item locks while it waits; the next run meets that item first. Any other
+-- error passes the item over too, so one bad row cannot stall its
+-- partition.
+CREATE OR REPLACE FUNCTION dynamopg.queue_apply_rest(p_ids bigint[], p_tables bigint[], p_keys jsonb[],
+    p_holding boolean, OUT applied int, OUT passed int)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_set   record := dynamopg.queue_settings();
+    v_first boolean := NOT p_holding;
+    v_row   record;
+BEGIN
+    applied := 0;
+    passed := 0;
+    FOR v_row IN SELECT u.id, u.table_id, u.key FROM unnest(p_ids, p_tables, p_keys) u(id, table_id, key) ORDER BY u.id LOOP
         -- Already satisfied by an earlier apply of its item, or passed over, in this batch.
         CONTINUE WHEN NOT EXISTS (
             SELECT 1 FROM dynamopg.index_queue q
              WHERE q.id = v_row.id AND (q.pass_over_until IS NULL OR q.pass_over_until < now()));
-        PERFORM set_config('lock_timeout', (CASE WHEN v_first THEN v_wait_ms ELSE v_try_ms END) || 'ms', true);
+        PERFORM set_config('lock_timeout', (CASE WHEN v_first THEN v_set.wait_ms ELSE v_set.try_ms END) || 'ms', true);
         BEGIN
             IF dynamopg.queue_apply(v_row.table_id, v_row.key) THEN
                 applied := applied + 1;
@@ -304,14 +319,94 @@ BEGIN
                     EXIT; -- commit what is done; the next run meets this item again
                 END IF;
                 passed := passed + 1;
-                PERFORM dynamopg.queue_pass_over(v_row.table_id, v_row.key, v_pass_ms, SQLERRM);
+                PERFORM dynamopg.queue_pass_over(v_row.table_id, v_row.key, v_set.pass_ms, SQLERRM);
             WHEN OTHERS THEN
                 RAISE WARNING 'dynamopg: queue: item % of table % failed: % (%)',
                     v_row.key, v_row.table_id, SQLERRM, SQLSTATE;
                 passed := passed + 1;
-                PERFORM dynamopg.queue_pass_over(v_row.table_id, v_row.key, v_pass_ms, SQLSTATE || ': ' || SQLERRM);
+                PERFORM dynamopg.queue_pass_over(v_row.table_id, v_row.key, v_set.pass_ms, SQLSTATE || ': ' || SQLERRM);
         END;
         v_first := false;
     END LOOP;
+END;
+$$;
+
+-- queue_run is one worker step in one call, one transaction: the batch of
+-- queue_claim_batch, applied set-based per table (queue_apply_many), which
+-- skips the items writers hold, then the rows left one item at a time
+-- (queue_apply_rest). pgstore's workers run the same three parts with the
+-- set-based pass in Go on prepared statements (queue_apply.go); this is the
+-- step for psql, and the reference the tests hold that pass to. part is the
+-- first partition it took, NULL when nothing was claimable.
+CREATE OR REPLACE FUNCTION dynamopg.queue_run(p_worker text,
+    OUT part int, OUT claimed int, OUT applied int, OUT passed int)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_batch record := dynamopg.queue_claim_batch(p_worker);
+    v_rest  record;
+    v_table bigint;
+BEGIN
+    part := v_batch.part;
+    claimed := cardinality(v_batch.ids);
+    applied := 0;
+    passed := 0;
+    IF part IS NULL THEN
+        RETURN;
+    END IF;
+    FOR v_table IN SELECT DISTINCT t FROM unnest(v_batch.tables) t LOOP
+        BEGIN
+            applied := applied + dynamopg.queue_apply_many(v_table,
+                ARRAY(SELECT DISTINCT k FROM unnest(v_batch.tables, v_batch.keys) u(t, k) WHERE u.t = v_table));
+        EXCEPTION
+            WHEN OTHERS THEN
+                -- Undone; the rows go one at a time below, where an error
+                -- is the item's own.
+                RAISE WARNING 'dynamopg: queue: set apply of table % failed: % (%)',
+                    v_table, SQLERRM, SQLSTATE;
+        END;
+    END LOOP;
+    v_rest := dynamopg.queue_apply_rest(v_batch.ids, v_batch.tables, v_batch.keys, applied > 0);
+    applied := applied + v_rest.applied;
+    passed := v_rest.passed;
+END;
+$$;
+
+-- queue_table_def is the set-based pass's catalog read for one table of a
+-- batch (queue_apply_many's): the table lock first, in its own statement,
+-- as table_def does, then the definition and version, the row locked FOR
+-- KEY SHARE against TableDelete's drop. NULL when the table is gone or
+-- DELETING (its rows are then consumed).
+CREATE OR REPLACE FUNCTION dynamopg.queue_table_def(p_table bigint, OUT def jsonb, OUT version bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    LOCK TABLE dynamopg.tables IN ROW SHARE MODE;
+    SELECT t.def, t.version INTO def, version FROM dynamopg.tables t
+     WHERE t.id = p_table AND t.status <> 'DELETING' FOR KEY SHARE;
+END;
+$$;
+
+-- queue_apply_sql is the text of the statements pgstore prepares for the
+-- set-based pass over the items of table p_def (queue_apply_many's), the
+-- index rows then written with index_write_sql's:
+--
+--   lock_sql    $1 keys (jsonb[]): the items nobody holds, locked FOR
+--               UPDATE SKIP LOCKED
+--   absent_sql  $1 keys (jsonb[]): those of the keys no item has, in a later
+--               statement than lock_sql (a row it skipped because a writer
+--               holds it exists, or is being inserted: its writer then
+--               queues a row of its own)
+--
+-- The texts depend only on the table's id and key schema, which never
+-- change.
+CREATE OR REPLACE FUNCTION dynamopg.queue_apply_sql(p_def jsonb, OUT lock_sql text, OUT absent_sql text)
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_rel text := format('dynamopg_data.%I', 't_' || (p_def->>'id'));
+BEGIN
+    lock_sql := format('SELECT item FROM %s WHERE %s FOR UPDATE SKIP LOCKED',
+                       v_rel, dynamopg.keys_in_sql(p_def, '$1::jsonb[]'));
+    absent_sql := format('SELECT u.item AS key FROM unnest($1::jsonb[]) u(item) '
+                         'WHERE NOT EXISTS (SELECT 1 FROM %s d WHERE %s)',
+                         v_rel, dynamopg.key_where_sql(p_def, 'u.item'));
 END;
 $$;

@@ -93,23 +93,32 @@ func (s *Store) writeStmts(ctx context.Context, t *store.Table) (*tableStmts, er
 			ts.queued = true
 			continue
 		}
-		id := t.Indexes[i].ID
-		if v, ok := s.indexStmts.Load(id); ok {
-			ts.indexes[i] = v.(*gen.IndexWriteSQLRow)
-			continue
-		}
-		row, err := s.q.IndexWriteSQL(ctx, s.pool, gen.IndexWriteSQLParams{TableID: t.ID, IndexID: id})
+		ix, err := s.indexWriteStmts(ctx, s.pool, t.ID, t.Indexes[i].ID)
 		if err != nil {
-			if interpretError(err) == store.ErrTableNotFound {
-				// The index (or the table) is gone: t is out of date.
-				return nil, store.ErrStaleTable
-			}
-			return nil, wrap("index write statements", err)
+			return nil, err
 		}
-		ts.indexes[i] = &row
-		s.indexStmts.Store(id, ts.indexes[i])
+		ts.indexes[i] = ix
 	}
 	return ts, nil
+}
+
+// indexWriteStmts returns the statement texts keeping index id of table
+// tableID in step with one item (dynamopg.index_write_sql), read once
+// through db. An index (or table) gone is ErrStaleTable.
+func (s *Store) indexWriteStmts(ctx context.Context, db gen.DBTX, tableID, id int64) (*gen.IndexWriteSQLRow, error) {
+	if v, ok := s.indexStmts.Load(id); ok {
+		return v.(*gen.IndexWriteSQLRow), nil
+	}
+	row, err := s.q.IndexWriteSQL(ctx, db, gen.IndexWriteSQLParams{TableID: tableID, IndexID: id})
+	if err != nil {
+		if interpretError(err) == store.ErrTableNotFound {
+			// The index (or the table) is gone: the caller's description is out of date.
+			return nil, store.ErrStaleTable
+		}
+		return nil, wrap("index write statements", err)
+	}
+	s.indexStmts.Store(id, &row)
+	return &row, nil
 }
 
 // indexWrites is the statements keeping t's indexes in step with the write

@@ -340,13 +340,41 @@ func TestQueueWorkers(t *testing.T) {
 	}
 }
 
-// TestQueueRunSetBased: one queue_run takes rows of every partition and
-// applies their items set-based (queue_apply_many) on a table with two
-// async indexes, with puts, index-key changes, items leaving an index, and
-// deletes among them; an item a client holds is left with its rows queued,
-// not waited for, and converges after the client commits.
+// TestQueueRunSetBased: one worker step takes rows of every partition and
+// applies their items set-based on a table with two async indexes, with
+// puts, index-key changes, items leaving an index, and deletes among them;
+// an item a client holds is left with its rows queued, not waited for, and
+// converges after the client commits. Both steps: dynamopg.queue_run (the
+// pass in PL/pgSQL, queue_apply_many) and the workers' (the pass in Go).
 func TestQueueRunSetBased(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
+	bySQL := func(t *testing.T, s *pgstore.Store) (part *int32, claimed, applied, passed int) {
+		if err := s.Pool().QueryRow(ctx, "SELECT part, claimed, applied, passed FROM dynamopg.queue_run('test')").
+			Scan(&part, &claimed, &applied, &passed); err != nil {
+			t.Fatal(err)
+		}
+		return part, claimed, applied, passed
+	}
+	byGo := func(t *testing.T, s *pgstore.Store) (part *int32, claimed, applied, passed int) {
+		p, claimed, applied, passed, err := s.QueueStep(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p >= 0 {
+			part = &p
+		}
+		return part, claimed, applied, passed
+	}
+	for name, step := range map[string]func(*testing.T, *pgstore.Store) (*int32, int, int, int){"sql": bySQL, "go": byGo} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testQueueRunSetBased(t, step)
+		})
+	}
+}
+
+func testQueueRunSetBased(t *testing.T, step func(*testing.T, *pgstore.Store) (*int32, int, int, int)) {
 	ctx := context.Background()
 	s := openStore(t, freshURL(t), pgstore.Options{Workers: -1})
 	keys := asyncGSI("k", "KEYS_ONLY")
@@ -390,13 +418,8 @@ func TestQueueRunSetBased(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var claimed, applied, passed int
-	if err := s.Pool().QueryRow(ctx, "SELECT claimed, applied, passed FROM dynamopg.queue_run('test')").
-		Scan(&claimed, &applied, &passed); err != nil {
-		t.Fatal(err)
-	}
-	if claimed != 105 || applied != 59 || passed != 0 {
-		t.Fatalf("queue_run: claimed %d, applied %d, passed %d; want 105 rows (60 puts, 45 changes), 59 items, none passed over",
+	if _, claimed, applied, passed := step(t, s); claimed != 105 || applied != 59 || passed != 0 {
+		t.Fatalf("step: claimed %d, applied %d, passed %d; want 105 rows (60 puts, 45 changes), 59 items, none passed over",
 			claimed, applied, passed)
 	}
 	var left []string
@@ -420,7 +443,11 @@ func TestQueueRunSetBased(t *testing.T) {
 		t.Fatal(err)
 	}
 	onlyHeld("after the client committed")
-	drainBySQL(t, s)
+	for range 100 {
+		if part, _, _, _ := step(t, s); part == nil {
+			break
+		}
+	}
 	for _, ix := range tb.Indexes {
 		requireExact(t, s, tb, &ix, "after the held item's rows ran")
 	}

@@ -88,6 +88,9 @@ type Store struct {
 	// table id and by index id (prepared.go).
 	dataStmts  sync.Map
 	indexStmts sync.Map
+	// queueStmts is the queue workers' set-based statement texts, by table
+	// id (queue_apply.go).
+	queueStmts sync.Map
 }
 
 var _ store.Store = (*Store)(nil)

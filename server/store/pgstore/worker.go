@@ -8,19 +8,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/dynamopg/dynamopg/gen"
 )
 
 // The index queue workers. Each has its own connection (application_name
 // WorkerApplicationName, outside the pool) on which it LISTENs for the
-// writers' notifications and calls dynamopg.queue_run, one batch of one
-// partition per call, in one transaction. It runs batches while they find
-// work, then waits for a notification or pollInterval, whichever comes
-// first: the poll catches notifications sent while it was disconnected and
-// rows whose pass-over ended. Workers of several processes share the queue:
-// queue_run takes a partition's advisory lock and claims FOR UPDATE SKIP
-// LOCKED.
+// writers' notifications and runs worker steps (queue_apply.go), one batch
+// per transaction. It runs batches while they find work, then waits for a
+// notification or pollInterval, whichever comes first: the poll catches
+// notifications sent while it was disconnected and rows whose pass-over
+// ended. Workers of several processes share the queue: queue_claim_batch
+// takes partitions' advisory locks and claims FOR UPDATE SKIP LOCKED.
 
 // WorkerApplicationName is the application_name of the workers' connections.
 const WorkerApplicationName = "dynamopg-queue"
@@ -67,6 +64,12 @@ func (s *Store) workerLoop(ctx context.Context, cfg *pgx.ConnConfig, name string
 func (s *Store) workerSession(ctx context.Context, cfg *pgx.ConnConfig, name string) error {
 	cc := cfg.Copy()
 	cc.RuntimeParams["application_name"] = WorkerApplicationName
+	// The queue is a table of short-lived rows that autovacuum often
+	// truncates to nothing; a plan cached (by pgx, or by PL/pgSQL) while it
+	// looked empty is a sequential scan, kept while the table grows and
+	// fills with dead rows. Every statement a worker runs reads by an index
+	// (the queue's part or id, an item's key), so the session plans none.
+	cc.RuntimeParams["enable_seqscan"] = "off"
 	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
 		return fmt.Errorf("pgstore: queue worker: connect: %w", err)
@@ -91,15 +94,15 @@ func (s *Store) workerSession(ctx context.Context, cfg *pgx.ConnConfig, name str
 
 // workerStep runs one batch and reports whether it found work.
 func (s *Store) workerStep(ctx context.Context, conn *pgx.Conn, name string) (busy bool, err error) {
-	r, err := s.q.QueueRun(ctx, conn, gen.QueueRunParams{Worker: name})
+	r, err := s.runQueueStep(ctx, conn, name)
 	if err != nil {
 		return false, fmt.Errorf("pgstore: queue worker: run: %w", err)
 	}
-	if r.Passed > 0 {
+	if r.passed > 0 {
 		s.log.InfoContext(ctx, "queue worker: items passed over", "worker", name,
-			"partition", r.Part, "passed", r.Passed, "applied", r.Applied)
+			"partition", r.part, "passed", r.passed, "applied", r.applied)
 	}
-	return r.Part >= 0, nil
+	return r.part >= 0, nil
 }
 
 // waitNotification returns after a notification or pollInterval. The
