@@ -131,6 +131,25 @@ func (q *Queries) QueueEnqueueKey(ctx context.Context, db DBTX, arg QueueEnqueue
 	return err
 }
 
+const QueueEnqueueKeyLocal = `-- name: QueueEnqueueKeyLocal :exec
+INSERT INTO dynamopg.index_queue (table_id, part, key)
+VALUES ($1::bigint, dynamopg.queue_partition($1::bigint, $2::jsonb), $2::jsonb)
+`
+
+type QueueEnqueueKeyLocalParams struct {
+	TableID int64
+	Key     []byte
+}
+
+// QueueEnqueueKeyLocal is QueueEnqueueKey without the notification, for a
+// process whose own workers the writer wakes after its commit (pgstore
+// worker.go): a NOTIFY wakes every listening backend of the database, and
+// the workers' client side, on every write.
+func (q *Queries) QueueEnqueueKeyLocal(ctx context.Context, db DBTX, arg QueueEnqueueKeyLocalParams) error {
+	_, err := db.Exec(ctx, QueueEnqueueKeyLocal, arg.TableID, arg.Key)
+	return err
+}
+
 const QueueListen = `-- name: QueueListen :exec
 LISTEN dynamopg_index_queue
 `

@@ -56,6 +56,14 @@ WITH queued AS (
 )
 SELECT pg_notify('dynamopg_index_queue', dynamopg.queue_partition(@table_id::bigint, @key::jsonb)::text);
 
+-- name: QueueEnqueueKeyLocal :exec
+-- QueueEnqueueKeyLocal is QueueEnqueueKey without the notification, for a
+-- process whose own workers the writer wakes after its commit (pgstore
+-- worker.go): a NOTIFY wakes every listening backend of the database, and
+-- the workers' client side, on every write.
+INSERT INTO dynamopg.index_queue (table_id, part, key)
+VALUES (@table_id::bigint, dynamopg.queue_partition(@table_id::bigint, @key::jsonb), @key::jsonb);
+
 -- name: QueueSetSavepoint :exec
 -- QueueSetSavepoint opens the set-based pass over one table of a worker
 -- step, so that its failure leaves the claim (pgstore queue_apply.go).

@@ -150,6 +150,9 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 		// locked row vanished (cannot happen): nothing was written; start over.
 		return nil, true, wrap("item write", errLostInsert)
 	}
+	if st.enqueues {
+		s.wakeWorkers()
+	}
 	return old, false, nil
 }
 
@@ -191,7 +194,7 @@ func itemStoreStatement(ctx context.Context, ts *tableStmts, t *store.Table, key
 	case nu == nil && old == nil:
 		return itemWrite{}, nil
 	case nu == nil && ts != nil:
-		return itemWrite{statement{ts.data.DeleteSql, []any{keyJSON}}, ts.indexWrites(keyJSON, nil, nil)}, nil
+		return ts.write(statement{ts.data.DeleteSql, []any{keyJSON}}, keyJSON, nil, nil), nil
 	case nu == nil:
 		return itemWrite{statement: statement{gen.ItemDelete, []any{t.ID, keyJSON, store.IsTTLDelete(ctx)}}}, nil
 	}
@@ -202,13 +205,11 @@ func itemStoreStatement(ctx context.Context, ts *tableStmts, t *store.Table, key
 	nuJSON := encodeItem(nu)
 	switch {
 	case old == nil && ts != nil:
-		return itemWrite{statement{ts.data.InsertSql, []any{nuJSON, int32(size), keyHash(t, nu)}},
-			ts.indexWrites(keyJSON, nu, nuJSON)}, nil
+		return ts.write(statement{ts.data.InsertSql, []any{nuJSON, int32(size), keyHash(t, nu)}}, keyJSON, nu, nuJSON), nil
 	case old == nil:
 		return itemWrite{statement: statement{gen.ItemInsert, []any{t.ID, nuJSON, int32(size)}}}, nil
 	case ts != nil:
-		return itemWrite{statement{ts.data.ReplaceSql, []any{nuJSON, int32(size)}},
-			ts.indexWrites(keyJSON, nu, nuJSON)}, nil
+		return ts.write(statement{ts.data.ReplaceSql, []any{nuJSON, int32(size)}}, keyJSON, nu, nuJSON), nil
 	}
 	return itemWrite{statement: statement{gen.ItemReplace, []any{t.ID, nuJSON, int32(size)}}}, nil
 }

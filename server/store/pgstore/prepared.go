@@ -35,7 +35,8 @@ type statement struct {
 // in its transaction. sql is empty when there is nothing to write.
 type itemWrite struct {
 	statement
-	extra []statement
+	extra    []statement
+	enqueues bool // extra queues the item for the async indexes
 }
 
 // queue adds w's statements to b and their destinations to dest (as
@@ -66,6 +67,7 @@ type tableStmts struct {
 	data    *gen.ItemWriteSQLRow
 	indexes []*gen.IndexWriteSQLRow // t.Indexes[i]'s; nil for an async one
 	queued  bool                    // t has an async index: writes enqueue
+	enqueue string                  // the statement that does (enqueueStatement)
 }
 
 // writeStmts returns t's statement texts, each read once (they depend only
@@ -77,7 +79,7 @@ func (s *Store) writeStmts(ctx context.Context, t *store.Table) (*tableStmts, er
 	if !preparedTable(t) {
 		return nil, nil
 	}
-	ts := &tableStmts{t: t, indexes: make([]*gen.IndexWriteSQLRow, len(t.Indexes))}
+	ts := &tableStmts{t: t, indexes: make([]*gen.IndexWriteSQLRow, len(t.Indexes)), enqueue: s.enqueueStatement()}
 	if v, ok := s.dataStmts.Load(t.ID); ok {
 		ts.data = v.(*gen.ItemWriteSQLRow)
 	} else {
@@ -121,6 +123,12 @@ func (s *Store) indexWriteStmts(ctx context.Context, db gen.DBTX, tableID, id in
 	return &row, nil
 }
 
+// write is the item write whose data row's statement is st, followed by
+// indexWrites.
+func (ts *tableStmts) write(st statement, keyJSON []byte, nu attr.Item, nuJSON []byte) itemWrite {
+	return itemWrite{statement: st, extra: ts.indexWrites(keyJSON, nu, nuJSON), enqueues: ts.queued}
+}
+
 // indexWrites is the statements keeping t's indexes in step with the write
 // of nu (encoded as nuJSON) at keyJSON, or with its deletion (nu nil): the
 // sync indexes' rows, then the queue row for the async ones.
@@ -147,7 +155,7 @@ func (ts *tableStmts) indexWrites(keyJSON []byte, nu attr.Item, nuJSON []byte) [
 		if keyJSON == nil {
 			keyJSON = encodeItem(ts.t.KeyOf(nu))
 		}
-		out = append(out, statement{sql: gen.QueueEnqueueKey, args: []any{ts.t.ID, keyJSON}})
+		out = append(out, statement{sql: ts.enqueue, args: []any{ts.t.ID, keyJSON}})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -51,6 +52,9 @@ func (s *Store) queryOld(ctx context.Context, w itemWrite) ([]byte, error) {
 	}
 	b := &pgx.Batch{}
 	err := s.sendBatch(ctx, b, w.queue(b, nil, &raw))
+	if err == nil && w.enqueues {
+		s.wakeWorkers()
+	}
 	return raw, err
 }
 
@@ -65,10 +69,7 @@ func (s *Store) putStatement(ctx context.Context, t *store.Table, item attr.Item
 	if ts == nil {
 		return itemWrite{statement: statement{gen.ItemPut, []any{t.ID, itemJSON, size, version(t)}}}, nil
 	}
-	return itemWrite{
-		statement: statement{ts.data.PutSql, []any{itemJSON, size, keyHash(t, item), t.Version}},
-		extra:     ts.indexWrites(nil, item, itemJSON),
-	}, nil
+	return ts.write(statement{ts.data.PutSql, []any{itemJSON, size, keyHash(t, item), t.Version}}, nil, item, itemJSON), nil
 }
 
 // removeStatement is the blind delete of keyJSON from t: the table's
@@ -81,10 +82,7 @@ func (s *Store) removeStatement(ctx context.Context, t *store.Table, keyJSON []b
 	if ts == nil {
 		return itemWrite{statement: statement{gen.ItemRemove, []any{t.ID, keyJSON, version(t)}}}, nil
 	}
-	return itemWrite{
-		statement: statement{ts.data.RemoveSql, []any{keyJSON, t.Version}},
-		extra:     ts.indexWrites(keyJSON, nil, nil),
-	}, nil
+	return ts.write(statement{ts.data.RemoveSql, []any{keyJSON, t.Version}}, keyJSON, nil, nil), nil
 }
 
 // version is the catalog version an item write checks t against
@@ -153,6 +151,9 @@ func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]
 		}
 		if err := s.sendBatch(ctx, b, dest); err != nil {
 			return retryable(err), wrap("item write blind many", err)
+		}
+		if slices.ContainsFunc(stmts, func(w itemWrite) bool { return w.enqueues }) {
+			s.wakeWorkers()
 		}
 		var err error
 		olds, err = itemsInCallerOrder(order, raws)

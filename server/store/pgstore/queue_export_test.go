@@ -3,7 +3,12 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"time"
 )
+
+// SetQueuePoll sets how long this store's idle workers wait with neither a
+// wake nor a notification (pollInterval), from their next wait on.
+func (s *Store) SetQueuePoll(d time.Duration) { s.poll.Store(int64(d)) }
 
 // QueueStep runs one worker step (runQueueStep: the claim, the set-based
 // pass in Go, the rest) as worker "test" on a connection of the pool, and

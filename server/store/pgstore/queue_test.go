@@ -452,3 +452,50 @@ func testQueueRunSetBased(t *testing.T, step func(*testing.T, *pgstore.Store) (*
 		requireExact(t, s, tb, &ix, "after the held item's rows ran")
 	}
 }
+
+// TestQueueWake: with the workers' poll an hour long and no notifications
+// (a process with workers enqueues without NOTIFY), every prepared write
+// path that queues an item (a put, ItemWrite, a batch, a transaction) wakes
+// an idle worker itself, and the index converges.
+func TestQueueWake(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openStore(t, freshURL(t), pgstore.Options{})
+	newTable(t, s, "wake", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
+	tb, _, err := s.TableGetCached(ctx, "wake") // with its catalog version: prepared writes
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetQueuePoll(time.Hour)
+	time.Sleep(1500 * time.Millisecond) // every worker past its last short wait
+	item := func(k string) attr.Item { return attr.Item{"pk": attr.Str(k), "g": attr.Str("x"), "gn": attr.Num("1")} }
+	writes := map[string]func(k string) error{
+		"put": func(k string) error { _, err := s.ItemPut(ctx, tb, item(k)); return err },
+		"write": func(k string) error {
+			_, err := s.ItemWrite(ctx, tb, attr.Item{"pk": attr.Str(k)}, func(attr.Item) (attr.Item, error) { return item(k), nil })
+			return err
+		},
+		"batch": func(k string) error {
+			_, err := s.ItemWriteBlindMany(ctx, []store.BlindOp{{Table: tb, Key: attr.Item{"pk": attr.Str(k)}, Put: item(k)}})
+			return err
+		},
+		"transact": func(k string) error {
+			return s.ItemTransact(ctx, []store.TxTarget{{Table: tb, Key: attr.Item{"pk": attr.Str(k)}}},
+				func([]attr.Item) ([]store.TxWrite, error) { return []store.TxWrite{{Put: item(k)}}, nil })
+		},
+	}
+	for name, write := range writes {
+		// Every worker idle again: past the step that follows a busy one.
+		time.Sleep(300 * time.Millisecond)
+		if err := write(name); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for indexDiff(t, s, tb, &tb.Indexes[0]) != "" {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the async index never took the write: %s", name, indexDiff(t, s, tb, &tb.Indexes[0]))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -57,7 +58,12 @@ type Store struct {
 
 	// The queue workers Open started (see worker.go); Close stops them.
 	stopWorkers context.CancelFunc
-	workers     sync.WaitGroup
+	// wake is the writers' signal to this process's workers (nil without
+	// workers): a write that queued an item sends on it after its commit.
+	wake chan struct{}
+	// poll is the idle workers' wait, in ns (pollInterval; tests change it).
+	poll    atomic.Int64
+	workers sync.WaitGroup
 
 	// The sweeper Open started (see drop.go); Close stops it. sweepMu
 	// serializes passes; orphansSeen holds the orphaned index tables the

@@ -133,6 +133,9 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 	if err := tx.Commit(ctx); err != nil {
 		return retryable(err), false, wrap("item transact", err)
 	}
+	if slices.ContainsFunc(order, func(o txTarget) bool { return o.stmts != nil && o.stmts.queued }) {
+		s.wakeWorkers()
+	}
 	return false, false, nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamopg/dynamopg/gen"
 )
 
 // The index queue workers. Each has its own connection (application_name
@@ -36,6 +38,8 @@ const (
 func (s *Store) startWorkers(cfg *pgx.ConnConfig, n int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopWorkers = cancel
+	s.wake = make(chan struct{}, 1)
+	s.poll.Store(int64(pollInterval))
 	host, _ := os.Hostname()
 	for i := range n {
 		name := fmt.Sprintf("%s:%d:%d", host, os.Getpid(), i)
@@ -86,7 +90,7 @@ func (s *Store) workerSession(ctx context.Context, cfg *pgx.ConnConfig, name str
 		if busy {
 			continue
 		}
-		if err := waitNotification(ctx, conn); err != nil {
+		if err := s.waitWork(ctx, conn); err != nil {
 			return err
 		}
 	}
@@ -105,10 +109,32 @@ func (s *Store) workerStep(ctx context.Context, conn *pgx.Conn, name string) (bu
 	return r.part >= 0, nil
 }
 
-// waitNotification returns after a notification or pollInterval. The
-// notifications received during the last batch are dropped first: that
-// batch found the queue empty after they were sent.
-func waitNotification(ctx context.Context, conn *pgx.Conn) error {
+// enqueueStatement is the statement a prepared write queues an item with:
+// without a notification when this process has workers, which the writer
+// wakes itself after its commit (wakeWorkers); workers of other processes
+// find the rows on their poll, if this process's have not applied them
+// first.
+func (s *Store) enqueueStatement() string {
+	if s.wake != nil {
+		return gen.QueueEnqueueKeyLocal
+	}
+	return gen.QueueEnqueueKey
+}
+
+// wakeWorkers wakes one of this process's idle workers, if any: a write
+// that queued an item calls it after its commit.
+func (s *Store) wakeWorkers() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake is pending already
+	}
+}
+
+// waitWork returns after a wake (wakeWorkers), a notification (a write
+// through the item functions, or from a process without workers), or
+// pollInterval. The notifications received during the last batch are
+// dropped first.
+func (s *Store) waitWork(ctx context.Context, conn *pgx.Conn) error {
 	drained, cancel := context.WithCancel(ctx)
 	cancel()
 	for {
@@ -116,13 +142,31 @@ func waitNotification(ctx context.Context, conn *pgx.Conn) error {
 			break // a done ctx returns buffered notifications only
 		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, pollInterval)
+	wctx, cancel := context.WithTimeout(ctx, time.Duration(s.poll.Load()))
 	defer cancel()
+	woken := make(chan struct{})
+	go func() {
+		select {
+		case <-s.wake:
+			if wctx.Err() != nil {
+				// This wait ended before the wake came: keep it for the next.
+				s.wakeWorkers()
+			}
+			close(woken)
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
 	_, err := conn.WaitForNotification(wctx)
+	select {
+	case <-woken:
+		err = nil
+	default:
+	}
 	switch {
 	case err == nil:
 		// Let a burst of writes commit, so that one batch takes them all
-		// rather than one batch per notification.
+		// rather than one batch per write.
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
