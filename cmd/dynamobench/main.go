@@ -59,7 +59,7 @@ func main() {
 	flag.IntVar(&cfg.floorConns, "floor-conns", max(4, runtime.NumCPU()), "pgx floor pool size (dynamopg's default pool is max(4, CPUs))")
 	flag.BoolVar(&cfg.lag, "lag", true, "measure async index lag (PutItem returned → item visible on the GSI)")
 	flag.IntVar(&cfg.lagRate, "lag-rate", 1000, "writes/s during the async index lag run")
-	flag.DurationVar(&cfg.lagDuration, "lag-duration", 2*time.Second, "length of the async index lag run")
+	flag.DurationVar(&cfg.lagDuration, "lag-duration", 5*time.Second, "length of the timed part of the async index lag run (after 2 s of warm-up)")
 	flag.BoolVar(&cfg.onlineBuild, "online-build", false, "also measure an online GSI build on PostgreSQL: backfill rows/s and write throughput during it")
 	flag.IntVar(&cfg.buildRows, "build-rows", 20000, "rows in the table before the online build")
 	flag.BoolVar(&cfg.startup, "startup", true, "measure server start to first answer and idle memory (RSS)")
