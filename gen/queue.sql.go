@@ -225,24 +225,18 @@ func (q *Queries) QueueSetSavepoint(ctx context.Context, db DBTX) error {
 }
 
 const QueueTableDef = `-- name: QueueTableDef :one
-SELECT d.def::jsonb AS def, coalesce(d.version, 0)::bigint AS version
-  FROM dynamopg.queue_table_def($1::bigint) AS d
+SELECT dynamopg.queue_table_def($1::bigint)::jsonb AS def
 `
 
 type QueueTableDefParams struct {
 	TableID int64
 }
 
-type QueueTableDefRow struct {
-	Def     []byte
-	Version int64
-}
-
 // QueueTableDef is the set-based pass's catalog read of one table
 // (dynamopg.queue_table_def): NULL when it is gone or being deleted.
-func (q *Queries) QueueTableDef(ctx context.Context, db DBTX, arg QueueTableDefParams) (QueueTableDefRow, error) {
+func (q *Queries) QueueTableDef(ctx context.Context, db DBTX, arg QueueTableDefParams) ([]byte, error) {
 	row := db.QueryRow(ctx, QueueTableDef, arg.TableID)
-	var i QueueTableDefRow
-	err := row.Scan(&i.Def, &i.Version)
-	return i, err
+	var def []byte
+	err := row.Scan(&def)
+	return def, err
 }

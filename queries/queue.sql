@@ -21,8 +21,7 @@ DELETE FROM dynamopg.index_queue q
 -- name: QueueTableDef :one
 -- QueueTableDef is the set-based pass's catalog read of one table
 -- (dynamopg.queue_table_def): NULL when it is gone or being deleted.
-SELECT d.def::jsonb AS def, coalesce(d.version, 0)::bigint AS version
-  FROM dynamopg.queue_table_def(@table_id::bigint) AS d;
+SELECT dynamopg.queue_table_def(@table_id::bigint)::jsonb AS def;
 
 -- name: QueueApplySQL :one
 -- QueueApplySQL is the statement texts pgstore prepares for the set-based

@@ -14,8 +14,10 @@
 -- those. Two applies of one item never overlap: all of an item's rows are in
 -- one partition, and a partition is worked by one transaction at a time.
 
--- queue_claim took no p_low before.
+-- queue_claim took no p_low before; queue_table_def also returned the
+-- catalog version, which its caller never read.
 DROP FUNCTION IF EXISTS dynamopg.queue_claim(text, int, int);
+DROP FUNCTION IF EXISTS dynamopg.queue_table_def(bigint);
 
 -- queue_partitions is the number of queue partitions. Changing it would
 -- split an item's pending rows between two partitions: don't, while rows
@@ -373,15 +375,19 @@ $$;
 
 -- queue_table_def is the set-based pass's catalog read for one table of a
 -- batch (queue_apply_many's): the table lock first, in its own statement,
--- as table_def does, then the definition and version, the row locked FOR
--- KEY SHARE against TableDelete's drop. NULL when the table is gone or
--- DELETING (its rows are then consumed).
-CREATE OR REPLACE FUNCTION dynamopg.queue_table_def(p_table bigint, OUT def jsonb, OUT version bigint)
+-- as table_def does, then the definition, the row locked FOR KEY SHARE
+-- against TableDelete's drop. NULL when the table is gone or DELETING (its
+-- rows are then consumed).
+CREATE OR REPLACE FUNCTION dynamopg.queue_table_def(p_table bigint)
+RETURNS jsonb
 LANGUAGE plpgsql AS $$
+DECLARE
+    v_def jsonb;
 BEGIN
     LOCK TABLE dynamopg.tables IN ROW SHARE MODE;
-    SELECT t.def, t.version INTO def, version FROM dynamopg.tables t
+    SELECT t.def INTO v_def FROM dynamopg.tables t
      WHERE t.id = p_table AND t.status <> 'DELETING' FOR KEY SHARE;
+    RETURN v_def;
 END;
 $$;
 

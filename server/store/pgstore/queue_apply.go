@@ -38,8 +38,8 @@ type queueStep struct {
 	claimed, applied, passed int
 }
 
-// queuedRow is one claimed row of the queue: its id, its key as claimed,
-// and that key in canonical form (encodeItem).
+// queuedRow is one claimed row of the queue: its id and table, its key as
+// claimed, and that key in canonical form (encodeItem).
 type queuedRow struct {
 	id    int64
 	table int64
@@ -223,9 +223,9 @@ func (s *Store) queueApplySet(ctx context.Context, conn *pgx.Conn, table int64, 
 		_, err = br.Exec()
 		inSavepoint = err == nil
 	}
-	var def gen.QueueTableDefRow
+	var def []byte
 	if err == nil {
-		err = br.QueryRow().Scan(&def.Def, &def.Version)
+		err = br.QueryRow().Scan(&def)
 	}
 	var raw [][]byte
 	var lockErr error
@@ -242,8 +242,8 @@ func (s *Store) queueApplySet(ctx context.Context, conn *pgx.Conn, table int64, 
 		return res, fmt.Errorf("catalog: %w", err)
 	}
 	var t *store.Table
-	if def.Def != nil {
-		if t, err = decodeTable(def.Def); err != nil {
+	if def != nil {
+		if t, err = decodeTable(def); err != nil {
 			return res, err
 		}
 	}

@@ -13,12 +13,13 @@ import (
 )
 
 // The index queue workers. Each has its own connection (application_name
-// WorkerApplicationName, outside the pool) on which it LISTENs for the
-// writers' notifications and runs worker steps (queue_apply.go), one batch
-// per transaction. It runs batches while they find work, then waits for a
-// notification or pollInterval, whichever comes first: the poll catches
-// notifications sent while it was disconnected and rows whose pass-over
-// ended. Workers of several processes share the queue: queue_claim_batch
+// WorkerApplicationName, outside the pool) on which it runs worker steps
+// (queue_apply.go), one batch per transaction. It runs batches while they
+// find work, then waits for a wake from this process's writers
+// (wakeWorkers), a notification (LISTEN: writes of the item functions and
+// of processes without workers) or pollInterval, whichever comes first: the
+// poll catches other processes' writes, notifications sent while it was
+// disconnected, and rows whose pass-over ended. Workers of several processes share the queue: queue_claim_batch
 // takes partitions' advisory locks and claims FOR UPDATE SKIP LOCKED.
 
 // WorkerApplicationName is the application_name of the workers' connections.
