@@ -21,6 +21,7 @@ type API struct {
 	log   *slog.Logger
 	opts  Options
 	ops   map[string]handler
+	stats *tableStats // ItemCount and TableSizeBytes of large tables, reused
 }
 
 // Options are the server settings the operations follow.
@@ -49,7 +50,7 @@ func New(st store.Store, log *slog.Logger, opts Options) *API {
 	if opts.IndexPropagation == "" {
 		opts.IndexPropagation = store.PropagationSync
 	}
-	a := &API{store: st, log: log, opts: opts}
+	a := &API{store: st, log: log, opts: opts, stats: newTableStats()}
 	a.ops = map[string]handler{
 		"CreateTable":        a.createTable,
 		"DescribeTable":      a.describeTable,

@@ -18,7 +18,7 @@ func (a *API) describeTable(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, storeErr(err, "table get")
 	}
-	items, size, err := a.store.TableStats(ctx, t)
+	items, size, err := a.stats.get(ctx, t, a.store.TableStats)
 	if err != nil {
 		return nil, storeErr(err, "table stats")
 	}
@@ -82,7 +82,7 @@ func (a *API) deleteTable(ctx context.Context, r *Request) (any, error) {
 	if deletionProtected(t) {
 		return nil, ValidationError(msgDeletionProtected)
 	}
-	items, size, err := a.store.TableStats(ctx, t)
+	items, size, err := a.stats.get(ctx, t, a.store.TableStats)
 	if err != nil {
 		return nil, storeErr(err, "table stats")
 	}
@@ -174,7 +174,7 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 	if err := a.startBuilds(ctx, t, created); err != nil {
 		return nil, err
 	}
-	items, size, err := a.store.TableStats(ctx, t)
+	items, size, err := a.stats.get(ctx, t, a.store.TableStats)
 	if err != nil {
 		return nil, storeErr(err, "table stats")
 	}
