@@ -23,6 +23,9 @@
 -- definition in its own transaction, as writes do, and stops (gone) when the
 -- index is no longer CREATING.
 
+-- build_write_many was the page's write before build_write_page.
+DROP FUNCTION IF EXISTS dynamopg.build_write_many(jsonb, jsonb, jsonb[]);
+
 -- build_lock_key is the advisory lock (bigint form) owning an index's build;
 -- "db" in the high 16 bits.
 CREATE OR REPLACE FUNCTION dynamopg.build_lock_key(p_index bigint)
@@ -101,22 +104,34 @@ $$;
 -- index_rows_write_many is index_rows_write for many items of table p_def
 -- and one of its indexes p_ix, set-based: one DELETE of the index rows of
 -- the base keys p_keys, then one INSERT of the projections of those of
--- p_items that are indexable. The caller holds the items' row locks, and
--- p_items' keys are among p_keys (p_keys may name more: items gone).
+-- p_items that are indexable (index_rows_insert_many). The caller holds the
+-- items' row locks, and p_items' keys are among p_keys (p_keys may name
+-- more: items gone).
 CREATE OR REPLACE FUNCTION dynamopg.index_rows_write_many(p_def jsonb, p_ix jsonb, p_keys jsonb[], p_items jsonb[])
 RETURNS void
 LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s',
+                   'i_' || (p_ix->>'id')::bigint, dynamopg.keys_in_sql(p_def, '$1::jsonb[]'))
+      USING p_keys;
+    PERFORM dynamopg.index_rows_insert_many(p_def, p_ix, p_items);
+END;
+$$;
+
+-- index_rows_insert_many inserts the index rows of those of p_items that
+-- are indexable by p_ix, in one INSERT; none of them may have one already.
+CREATE OR REPLACE FUNCTION dynamopg.index_rows_insert_many(p_def jsonb, p_ix jsonb, p_items jsonb[])
+RETURNS void
+LANGUAGE plpgsql AS $$
 DECLARE
-    v_layout record := dynamopg.target_layout(p_def, (p_ix->>'id')::bigint);
+    v_layout record;
     v_vals   text;
     v_i      int;
 BEGIN
-    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s',
-                   v_layout.rel, dynamopg.keys_in_sql(p_def, '$1::jsonb[]'))
-      USING p_keys;
     IF coalesce(array_length(p_items, 1), 0) = 0 THEN
         RETURN;
     END IF;
+    v_layout := dynamopg.target_layout(p_def, (p_ix->>'id')::bigint);
     v_vals := format('dynamopg.key_hash(u.item->%L)', v_layout.names[1]);
     FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
         v_vals := v_vals || ', ' || dynamopg.key_value_sql(v_layout.types[v_i],
@@ -130,13 +145,40 @@ BEGIN
 END;
 $$;
 
--- build_write_many is build_write for a page of items of table p_def, all
--- for the index p_ix being built (sync or async alike: the build writes
--- the index itself): index_rows_write_many on the items' own keys.
-CREATE OR REPLACE FUNCTION dynamopg.build_write_many(p_def jsonb, p_ix jsonb, p_items jsonb[])
+-- build_write_page writes a page's locked items p_items, in key order and
+-- all of them in the key range (p_after, p_last] of table p_def, into the
+-- index p_ix being built (sync or async alike: the build writes the index
+-- itself): index_rows_write_many on the items' own keys. Index rows of
+-- these items exist only if writers maintained them since the build began;
+-- when the range has no index rows at all (a quiet build), one probe of
+-- the index's base key index shows it and the INSERT alone runs, saving
+-- the DELETE's probe of every key.
+CREATE OR REPLACE FUNCTION dynamopg.build_write_page(p_def jsonb, p_ix jsonb, p_items jsonb[],
+    p_after jsonb, p_last jsonb)
 RETURNS void
-LANGUAGE sql AS $$
-    SELECT dynamopg.index_rows_write_many(p_def, p_ix, p_items, p_items)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_cols  text := dynamopg.build_key_cols(p_def);
+    v_where text := 'true';
+    v_any   boolean;
+BEGIN
+    IF p_after IS NOT NULL THEN
+        v_where := format('(%s) > (%s)', v_cols, dynamopg.build_key_vals(p_def, '$1::jsonb'));
+    END IF;
+    -- The first index row after p_after in base key order (ORDER BY and
+    -- LIMIT 1, so the planner walks the base key index: a range condition
+    -- alone is estimated to match a third of the rows, and was planned as
+    -- a sequential scan of the index).
+    EXECUTE format('SELECT (%1$s) <= (%2$s) FROM dynamopg_data.%3$I WHERE %4$s ORDER BY %1$s LIMIT 1',
+                   v_cols, dynamopg.build_key_vals(p_def, '$2::jsonb'),
+                   'i_' || (p_ix->>'id')::bigint, v_where)
+       INTO v_any USING p_after, p_last;
+    IF coalesce(v_any, false) THEN
+        PERFORM dynamopg.index_rows_write_many(p_def, p_ix, p_items, p_items);
+    ELSE
+        PERFORM dynamopg.index_rows_insert_many(p_def, p_ix, p_items);
+    END IF;
+END;
 $$;
 
 -- index_build_claim starts a build attempt of the builder p_owner (which
@@ -210,11 +252,10 @@ DECLARE
     v_def   jsonb := dynamopg.table_def(p_table, true);
     v_ix    jsonb := dynamopg.build_index(v_def, p_index);
     v_size  int := greatest(dynamopg.setting_int('build_page_size', 256), 1);
-    v_rel   text := 't_' || p_table;
     v_cols  text := dynamopg.build_key_cols(v_def);
+    v_desc  text := replace(dynamopg.build_key_cols(v_def), ',', ' DESC,') || ' DESC';
     v_where text := 'true';
-    v_keys  jsonb[];
-    v_done  jsonb[] := '{}';
+    v_count int;
     v_items jsonb[];
 BEGIN
     n := 0;
@@ -227,32 +268,32 @@ BEGIN
     IF p_after IS NOT NULL THEN
         v_where := format('(%s) > (%s)', v_cols, dynamopg.build_key_vals(v_def, '$1::jsonb'));
     END IF;
-    -- The page: its keys, without locks.
-    EXECUTE format('SELECT array_agg(dynamopg.queue_key($2, p.item) ORDER BY %s) '
-                   'FROM (SELECT %s, item FROM dynamopg_data.%I WHERE %s ORDER BY %s LIMIT $3) p',
-                   v_cols, v_cols, v_rel, v_where, v_cols)
-       INTO v_keys USING p_after, v_def, v_size;
-    IF v_keys IS NULL THEN
+    -- One statement, so one snapshot: the page (read without locks); its
+    -- rows nobody holds, locked FOR SHARE SKIP LOCKED, which re-reads a row
+    -- changed since the snapshot; and the page's last key and the keys it
+    -- could not lock, the only keys built as jsonb.
+    EXECUTE format(
+        'WITH page AS MATERIALIZED ('
+        '  SELECT %1$s, item FROM dynamopg_data.%2$I WHERE %3$s ORDER BY %1$s LIMIT $3), '
+        'locked AS MATERIALIZED ('
+        '  SELECT %1$s, item FROM dynamopg_data.%2$I '
+        '   WHERE %3$s AND (%1$s) <= (SELECT %1$s FROM page ORDER BY %4$s LIMIT 1) '
+        '   ORDER BY %1$s FOR SHARE SKIP LOCKED) '
+        'SELECT (SELECT count(*) FROM page)::int, '
+        '       (SELECT dynamopg.queue_key($2, p.item) FROM page p ORDER BY %4$s LIMIT 1), '
+        '       (SELECT array_agg(l.item ORDER BY %1$s) FROM locked l), '
+        '       (SELECT coalesce(jsonb_agg(dynamopg.queue_key($2, p.item) ORDER BY %1$s), ''[]'') '
+        '          FROM page p WHERE (%1$s) NOT IN (SELECT %1$s FROM locked))',
+        v_cols, 't_' || p_table, v_where, v_desc)
+       INTO v_count, last_key, v_items, skipped USING p_after, v_def, v_size;
+    IF v_count = 0 THEN
         RETURN;
     END IF;
-    more := array_length(v_keys, 1) = v_size;
-    last_key := v_keys[array_length(v_keys, 1)];
-    -- Its rows nobody holds: locked, their current state written in two
-    -- set statements (build_write_many), not two per row.
-    EXECUTE format(
-        'SELECT array_agg(l.item ORDER BY %s) FROM (SELECT %s, item FROM dynamopg_data.%I '
-        'WHERE %s AND (%s) <= (%s) ORDER BY %s FOR SHARE SKIP LOCKED) l',
-        v_cols, v_cols, v_rel, v_where, v_cols, dynamopg.build_key_vals(v_def, '$2::jsonb'), v_cols)
-       INTO v_items USING p_after, last_key;
+    more := v_count = v_size;
     IF v_items IS NOT NULL THEN
-        PERFORM dynamopg.build_write_many(v_def, v_ix, v_items);
+        PERFORM dynamopg.build_write_page(v_def, v_ix, v_items, p_after, last_key);
         n := array_length(v_items, 1);
-        SELECT array_agg(dynamopg.queue_key(v_def, i)) INTO v_done FROM unnest(v_items) i;
     END IF;
-    -- The page's keys it did not lock: a hashed EXCEPT (NOT = ANY per key
-    -- is quadratic, 5 ms a page of 256).
-    SELECT coalesce(jsonb_agg(k), '[]') INTO skipped
-      FROM (SELECT unnest(v_keys) EXCEPT SELECT unnest(coalesce(v_done, '{}'))) s(k);
 END;
 $$;
 

@@ -338,8 +338,8 @@ func (s *Store) buildOnce(ctx context.Context, b buildTarget, log interface {
 	for {
 		runHook(&testHookBuildPage)
 		var page gen.BuildPageRow
-		retries, err := s.buildTx(ctx, conn, int(maxRetries), func(tx pgx.Tx) (err error) {
-			page, err = s.q.BuildPage(ctx, tx, gen.BuildPageParams{TableID: b.tableID, IndexID: b.indexID, After: after})
+		retries, err := buildRetry(ctx, int(maxRetries), func() (err error) {
+			page, err = buildPage(ctx, conn, gen.BuildPageParams{TableID: b.tableID, IndexID: b.indexID, After: after})
 			return err
 		})
 		if err != nil {
@@ -408,8 +408,13 @@ func (s *Store) buildOnce(ctx context.Context, b buildTarget, log interface {
 // deadlocks, serialization failures and lock timeouts up to maxRetries
 // times with growing pauses; it returns the retries it made.
 func (s *Store) buildTx(ctx context.Context, conn *pgx.Conn, maxRetries int, fn func(pgx.Tx) error) (int, error) {
+	return buildRetry(ctx, maxRetries, func() error { return pgx.BeginFunc(ctx, conn, fn) })
+}
+
+// buildRetry runs one transaction (fn), retrying as buildTx describes.
+func buildRetry(ctx context.Context, maxRetries int, fn func() error) (int, error) {
 	for retries := 0; ; retries++ {
-		err := pgx.BeginFunc(ctx, conn, fn)
+		err := fn()
 		if err == nil {
 			return retries, nil
 		}
@@ -422,6 +427,34 @@ func (s *Store) buildTx(ctx context.Context, conn *pgx.Conn, maxRetries int, fn 
 		case <-time.After(time.Duration(min(retries+1, 20)) * 10 * time.Millisecond):
 		}
 	}
+}
+
+// buildPage runs one page in its own transaction in one round trip: BEGIN,
+// the page and COMMIT go as one pipeline, where pgx.BeginFunc would give
+// BEGIN and COMMIT a round trip each.
+func buildPage(ctx context.Context, conn *pgx.Conn, p gen.BuildPageParams) (page gen.BuildPageRow, err error) {
+	b := &pgx.Batch{}
+	b.Queue(gen.TxBegin)
+	b.Queue(gen.BuildPage, p.TableID, p.IndexID, p.After)
+	b.Queue(gen.TxCommit)
+	br := conn.SendBatch(ctx, b)
+	if _, err = br.Exec(); err == nil {
+		err = br.QueryRow().Scan(&page.N, &page.LastKey, &page.More, &page.Skipped, &page.Gone)
+	}
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil && conn.PgConn().TxStatus() != 'I' {
+		// The page failed inside its transaction: end it, so that a retry
+		// (or the next build step) starts on an idle session.
+		if _, rerr := conn.Exec(context.WithoutCancel(ctx), gen.TxRollback); rerr != nil {
+			return page, fmt.Errorf("%w (rollback: %v)", err, rerr)
+		}
+	}
+	return page, err
 }
 
 // buildHeartbeat stamps the build's heartbeat until ctx ends.
