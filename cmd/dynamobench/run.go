@@ -319,8 +319,8 @@ func goals(rep *report) []goal {
 		}
 	}
 	if b := rep.Build; b != nil && b.Error == "" && b.InsertSelectRowsPerSec > 0 {
-		r := b.BackfillRowsPerSec / b.InsertSelectRowsPerSec
-		add("backfill / INSERT…SELECT", ">= 0.5", r, true, r >= 0.5)
+		r := b.QuietRowsPerSec / b.InsertSelectRowsPerSec
+		add("backfill / INSERT…SELECT (quiet)", ">= 0.5", r, true, r >= 0.5)
 	}
 	return out
 }
@@ -402,8 +402,10 @@ func printReport(f *os.File, rep *report) {
 		if b.Error != "" {
 			fmt.Fprintf(f, "  error: %s\n", b.Error)
 		} else {
-			fmt.Fprintf(f, "  %d rows; backfill %.0f rows/s (%.2f s, build total %.2f s); INSERT…SELECT of the same rows %.0f rows/s\n",
-				b.Rows, b.BackfillRowsPerSec, b.BackfillSeconds, b.BuildSeconds, b.InsertSelectRowsPerSec)
+			fmt.Fprintf(f, "  under %d writers: %d rows; backfill %.0f rows/s (%.2f s, build total %.2f s)\n",
+				b.Clients, b.Rows, b.BackfillRowsPerSec, b.BackfillSeconds, b.BuildSeconds)
+			fmt.Fprintf(f, "  quiet, a second GSI: %d rows; backfill %.0f rows/s (%.2f s); INSERT…SELECT of its rows from the table %.0f rows/s (a copy of the finished rows %.0f)\n",
+				b.QuietRows, b.QuietRowsPerSec, b.QuietBackfillSeconds, b.InsertSelectRowsPerSec, b.CopyRowsPerSec)
 			fmt.Fprintf(f, "  PutItem @%d clients: %.0f ops/s before, %.0f ops/s during the build (p99 %.2f → %.2f ms), errors during %d\n",
 				b.Clients, b.WritesBefore, b.WritesDuring, b.P99BeforeMs, b.P99DuringMs, b.ErrorsDuring)
 		}
