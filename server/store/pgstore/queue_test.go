@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -497,5 +498,36 @@ func TestQueueWake(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	}
+
+	// A stream of writes from 8 writers: while one worker steps, writers
+	// wake no other, and each item must still reach the index without the
+	// poll (workerSession's queued count).
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				k := fmt.Sprintf("stream-%d-%d", w, i)
+				if err := writes[[]string{"put", "write", "batch", "transact"}[i%4]](k); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("stream: %v", err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for indexDiff(t, s, tb, &tb.Indexes[0]) != "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("stream: the async index never took every write: %s", indexDiff(t, s, tb, &tb.Indexes[0]))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -64,6 +64,12 @@ type Store struct {
 	// poll is the idle workers' wait, in ns (pollInterval; tests change it).
 	poll    atomic.Int64
 	workers sync.WaitGroup
+	// queued counts this process's writes that queued an item; stepping
+	// the workers not waiting; backlog says the last step claimed a full
+	// batch (worker.go).
+	queued   atomic.Uint64
+	stepping atomic.Int32
+	backlog  atomic.Bool
 
 	// The sweeper Open started (see drop.go); Close stops it. sweepMu
 	// serializes passes; orphansSeen holds the orphaned index tables the

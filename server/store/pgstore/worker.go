@@ -14,13 +14,15 @@ import (
 
 // The index queue workers. Each has its own connection (application_name
 // WorkerApplicationName, outside the pool) on which it runs worker steps
-// (queue_apply.go), one batch per transaction. It runs batches while they
-// find work, then waits for a wake from this process's writers
-// (wakeWorkers), a notification (LISTEN: writes of the item functions and
-// of processes without workers) or pollInterval, whichever comes first: the
-// poll catches other processes' writes, notifications sent while it was
-// disconnected, and rows whose pass-over ended. Workers of several processes share the queue: queue_claim_batch
-// takes partitions' advisory locks and claims FOR UPDATE SKIP LOCKED.
+// (queue_apply.go), one batch per transaction. It steps again while its
+// batches are full or this process's writers queue more (workerSession),
+// then waits for a wake from those writers (wakeWorkers), a notification
+// (LISTEN: writes of the item functions and of processes without workers)
+// or pollInterval, whichever comes first: the poll catches other
+// processes' writes, notifications sent while it was disconnected, and
+// rows whose pass-over ended. Workers of several processes share the
+// queue: queue_claim_batch takes partitions' advisory locks and claims
+// FOR UPDATE SKIP LOCKED.
 
 // WorkerApplicationName is the application_name of the workers' connections.
 const WorkerApplicationName = "dynamopg-queue"
@@ -66,6 +68,18 @@ func (s *Store) workerLoop(ctx context.Context, cfg *pgx.ConnConfig, name string
 
 // workerSession connects, LISTENs and works until ctx ends or the
 // connection fails.
+//
+// A worker that ends a step goes on at once only when the step claimed a
+// full batch (a backlog), or when this process's writers queued items
+// since the step began (the queued count moved); else it waits. While one
+// worker is stepping, writers do not wake another (wakeWorkers): the
+// stepping one takes their rows in its next step, so the workers do not
+// split a steady stream into batches of one or two items, each paying for
+// a claim. The count is read before the claim and again after the worker
+// has stopped counting as stepping, and a writer adds to it after its
+// commit and before it looks at who is stepping: so a row a step did not
+// claim is either seen by that re-read, or its writer sees no worker
+// stepping and wakes one.
 func (s *Store) workerSession(ctx context.Context, cfg *pgx.ConnConfig, name string) error {
 	cc := cfg.Copy()
 	cc.RuntimeParams["application_name"] = WorkerApplicationName
@@ -83,31 +97,52 @@ func (s *Store) workerSession(ctx context.Context, cfg *pgx.ConnConfig, name str
 	if err := s.q.QueueListen(ctx, conn); err != nil {
 		return fmt.Errorf("pgstore: queue worker: listen: %w", err)
 	}
+	batch, err := s.q.BuildSettingInt(ctx, conn, gen.BuildSettingIntParams{Key: "queue_batch_size", Fallback: 64})
+	if err != nil {
+		return fmt.Errorf("pgstore: queue worker: settings: %w", err)
+	}
+	s.stepping.Add(1)
+	defer s.stepping.Add(-1)
 	for {
-		busy, err := s.workerStep(ctx, conn, name)
+		queued := s.queued.Load()
+		claimed, err := s.workerStep(ctx, conn, name)
 		if err != nil {
 			return err
 		}
-		if busy {
+		full := claimed >= int(batch)
+		s.backlog.Store(full)
+		if full {
 			continue
 		}
-		if err := s.waitWork(ctx, conn); err != nil {
+		s.stepping.Add(-1)
+		if s.queued.Load() == queued {
+			err = s.waitWork(ctx, conn)
+		}
+		s.stepping.Add(1)
+		if err != nil {
 			return err
+		}
+		// Let a burst of writes commit, so that one batch takes them all
+		// rather than one batch per write.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(notifyDebounce):
 		}
 	}
 }
 
-// workerStep runs one batch and reports whether it found work.
-func (s *Store) workerStep(ctx context.Context, conn *pgx.Conn, name string) (busy bool, err error) {
+// workerStep runs one batch and returns how many rows it claimed.
+func (s *Store) workerStep(ctx context.Context, conn *pgx.Conn, name string) (claimed int, err error) {
 	r, err := s.runQueueStep(ctx, conn, name)
 	if err != nil {
-		return false, fmt.Errorf("pgstore: queue worker: run: %w", err)
+		return 0, fmt.Errorf("pgstore: queue worker: run: %w", err)
 	}
 	if r.passed > 0 {
 		s.log.InfoContext(ctx, "queue worker: items passed over", "worker", name,
 			"partition", r.part, "passed", r.passed, "applied", r.applied)
 	}
-	return r.part >= 0, nil
+	return r.claimed, nil
 }
 
 // enqueueStatement is the statement a prepared write queues an item with:
@@ -122,9 +157,23 @@ func (s *Store) enqueueStatement() string {
 	return gen.QueueEnqueueKey
 }
 
-// wakeWorkers wakes one of this process's idle workers, if any: a write
-// that queued an item calls it after its commit.
+// wakeWorkers is called by a write that queued an item, after its commit:
+// it counts the item and wakes one of this process's idle workers, unless
+// one is stepping (it will step again for the item; workerSession) and no
+// backlog calls for a second.
 func (s *Store) wakeWorkers() {
+	if s.wake == nil {
+		return
+	}
+	s.queued.Add(1)
+	if s.stepping.Load() > 0 && !s.backlog.Load() {
+		return
+	}
+	s.signalWake()
+}
+
+// signalWake wakes one idle worker, if any.
+func (s *Store) signalWake() {
 	select {
 	case s.wake <- struct{}{}:
 	default: // a wake is pending already
@@ -132,17 +181,10 @@ func (s *Store) wakeWorkers() {
 }
 
 // waitWork returns after a wake (wakeWorkers), a notification (a write
-// through the item functions, or from a process without workers), or
-// pollInterval. The notifications received during the last batch are
-// dropped first.
+// through the item functions, or from a process without workers; one
+// received during the last step returns at once, as the step may have
+// missed its row), or pollInterval.
 func (s *Store) waitWork(ctx context.Context, conn *pgx.Conn) error {
-	drained, cancel := context.WithCancel(ctx)
-	cancel()
-	for {
-		if n, _ := conn.WaitForNotification(drained); n == nil {
-			break // a done ctx returns buffered notifications only
-		}
-	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(s.poll.Load()))
 	defer cancel()
 	woken := make(chan struct{})
@@ -151,7 +193,7 @@ func (s *Store) waitWork(ctx context.Context, conn *pgx.Conn) error {
 		case <-s.wake:
 			if wctx.Err() != nil {
 				// This wait ended before the wake came: keep it for the next.
-				s.wakeWorkers()
+				s.signalWake()
 			}
 			close(woken)
 			cancel()
@@ -166,13 +208,6 @@ func (s *Store) waitWork(ctx context.Context, conn *pgx.Conn) error {
 	}
 	switch {
 	case err == nil:
-		// Let a burst of writes commit, so that one batch takes them all
-		// rather than one batch per write.
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(notifyDebounce):
-		}
 		return nil
 	case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
 		return nil
