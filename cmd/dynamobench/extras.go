@@ -38,8 +38,11 @@ type lagResult struct {
 	Error        string  `json:"error,omitempty"`
 }
 
-// lagPollEvery is the pause between the lag poller's Queries.
+// lagPollEvery is the pause between the lag poller's rounds of Queries.
 const lagPollEvery = time.Millisecond
+
+// lagPollRuns bounds the Queries of one round of the lag poller.
+const lagPollRuns = 8
 
 // lagWarmup is how long the lag run writes and polls, at its rate, before
 // the writes it times: for about the first second and a half on a fresh
@@ -51,8 +54,8 @@ const lagWarmup = 2 * time.Second
 // measureLag writes at rate/s for dur on a server with async indexes and
 // times every write from PutItem returned to the item showing on the GSI.
 // Every item has GSI key g = "lag" and its sequence number as the GSI sort
-// key; one poller Queries the GSI for the sequence numbers from the lowest
-// not yet seen, every lagPollEvery, and stamps each item the first time a
+// key; one poller Queries the GSI for the sequence numbers not yet seen
+// (pollLag), every lagPollEvery, and stamps each item the first time a
 // Query returns it. One poller keeps the measurement's own load fixed (one
 // Query in flight): a poller per write would put rate × lag / 1 ms Queries
 // in flight, more than the server answers once lag grows, and measure that.
@@ -154,48 +157,89 @@ func measureLag(ctx context.Context, backend string, rate int, dur time.Duration
 // pollLag Queries the lag table's GSI until every write of returned has
 // been seen or has failed (or 30 s pass without progress), stamping seen.
 // A write can show before its PutItem returns; its lag then counts as 0.
+//
+// Each round reads only the sequence numbers still pending: the runs of
+// unseen writes between the lowest one and the newest, and everything from
+// the end of the last run on (writes to come). Reading everything from the
+// lowest unseen write instead made one late write cost a re-read of every
+// write after it on each round: the measurement's own load grew with the
+// lag it measured, and a run that fell behind once never caught up.
 func pollLag(ctx context.Context, c *dynamodb.Client, table string, returned []atomic.Int64, seen []int64) string {
-	low := 0 // every sequence number below it is seen or failed
 	progress := time.Now()
 	for ctx.Err() == nil {
-		for low < len(seen) && (seen[low] > 0 || returned[low].Load() < 0) {
-			low++
-		}
-		if low == len(seen) {
+		runs := pendingRuns(returned, seen, lagPollRuns)
+		if len(runs) == 0 {
 			return ""
 		}
 		if time.Since(progress) > 30*time.Second {
-			return fmt.Sprintf("write %d not visible on the index after 30 s", low)
+			return fmt.Sprintf("write %d not visible on the index after 30 s", runs[0][0])
 		}
-		var start map[string]types.AttributeValue
-		for {
-			out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("byG"),
-				KeyConditionExpression: aws.String("g = :g AND seq >= :low"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":g":   &types.AttributeValueMemberS{Value: "lag"},
-					":low": &types.AttributeValueMemberN{Value: strconv.Itoa(low)}},
-				ExclusiveStartKey: start})
-			if err != nil {
-				return err.Error()
+		for _, run := range runs {
+			cond, vals := "g = :g AND seq >= :a", map[string]types.AttributeValue{
+				":g": &types.AttributeValueMemberS{Value: "lag"},
+				":a": &types.AttributeValueMemberN{Value: strconv.Itoa(run[0])}}
+			if run[1] >= 0 {
+				cond = "g = :g AND seq BETWEEN :a AND :b"
+				vals[":b"] = &types.AttributeValueMemberN{Value: strconv.Itoa(run[1])}
 			}
-			now := time.Now().UnixNano()
-			for _, it := range out.Items {
-				v, _ := it["seq"].(*types.AttributeValueMemberN)
-				if v == nil {
-					continue
+			var start map[string]types.AttributeValue
+			for {
+				out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("byG"),
+					KeyConditionExpression: aws.String(cond), ExpressionAttributeValues: vals, ExclusiveStartKey: start})
+				if err != nil {
+					return err.Error()
 				}
-				if i, err := strconv.Atoi(v.Value); err == nil && i >= 0 && i < len(seen) && seen[i] == 0 {
-					seen[i] = now
-					progress = time.Now()
+				now := time.Now().UnixNano()
+				for _, it := range out.Items {
+					v, _ := it["seq"].(*types.AttributeValueMemberN)
+					if v == nil {
+						continue
+					}
+					if i, err := strconv.Atoi(v.Value); err == nil && i >= 0 && i < len(seen) && seen[i] == 0 {
+						seen[i] = now
+						progress = time.Now()
+					}
 				}
-			}
-			if start = out.LastEvaluatedKey; start == nil {
-				break
+				if start = out.LastEvaluatedKey; start == nil {
+					break
+				}
 			}
 		}
 		time.Sleep(lagPollEvery)
 	}
 	return ctx.Err().Error()
+}
+
+// pendingRuns returns the sequence numbers not yet seen and not failed as
+// at most maxRuns inclusive ranges [a, b] in order, the last one open
+// ([a, -1]) when it reaches the end of the run. Beyond maxRuns, the runs
+// with the smallest gaps between them are merged (re-reading those gaps).
+func pendingRuns(returned []atomic.Int64, seen []int64, maxRuns int) [][2]int {
+	var runs [][2]int
+	for i := 0; i < len(seen); i++ {
+		if seen[i] > 0 || returned[i].Load() < 0 {
+			continue
+		}
+		if n := len(runs); n > 0 && runs[n-1][1] == i-1 {
+			runs[n-1][1] = i
+		} else {
+			runs = append(runs, [2]int{i, i})
+		}
+	}
+	for len(runs) > maxRuns {
+		best := 0
+		for j := 1; j < len(runs)-1; j++ {
+			if runs[j+1][0]-runs[j][1] < runs[best+1][0]-runs[best][1] {
+				best = j
+			}
+		}
+		runs[best][1] = runs[best+1][1]
+		runs = append(runs[:best+1], runs[best+2:]...)
+	}
+	if n := len(runs); n > 0 && runs[n-1][1] == len(seen)-1 {
+		runs[n-1][1] = -1
+	}
+	return runs
 }
 
 // ---- online index build ------------------------------------------------
