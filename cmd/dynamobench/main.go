@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dynamopg/dynamopg/tests/harness"
 	"github.com/dynamopg/dynamopg/tests/pgtest"
 )
 
@@ -88,6 +89,7 @@ func main() {
 	}
 	runCleanups()
 	pgtest.Stop()
+	harness.RemoveBinary()
 	os.Exit(code)
 }
 

@@ -59,6 +59,15 @@ func Binary(t testing.TB) string {
 	return binPath
 }
 
+// RemoveBinary removes the binary Binary built, if any: each test or
+// benchmark process builds its own (about 40 MB), so a process removes it
+// on its way out (Main does).
+func RemoveBinary() {
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+}
+
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")

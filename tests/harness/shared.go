@@ -39,6 +39,7 @@ func Main(m *testing.M) {
 	sharedMu.Unlock()
 	sharedOwner.runCleanups()
 	pgtest.Stop()
+	RemoveBinary()
 	os.Exit(code)
 }
 
