@@ -252,10 +252,11 @@ DECLARE
     v_def   jsonb := dynamopg.table_def(p_table, true);
     v_ix    jsonb := dynamopg.build_index(v_def, p_index);
     v_size  int := greatest(dynamopg.setting_int('build_page_size', 256), 1);
+    v_rel   text := 't_' || p_table;
     v_cols  text := dynamopg.build_key_cols(v_def);
-    v_desc  text := replace(dynamopg.build_key_cols(v_def), ',', ' DESC,') || ' DESC';
     v_where text := 'true';
-    v_count int;
+    v_keys  jsonb[];
+    v_done  jsonb[] := '{}';
     v_items jsonb[];
 BEGIN
     n := 0;
@@ -268,32 +269,34 @@ BEGIN
     IF p_after IS NOT NULL THEN
         v_where := format('(%s) > (%s)', v_cols, dynamopg.build_key_vals(v_def, '$1::jsonb'));
     END IF;
-    -- One statement, so one snapshot: the page (read without locks); its
-    -- rows nobody holds, locked FOR SHARE SKIP LOCKED, which re-reads a row
-    -- changed since the snapshot; and the page's last key and the keys it
-    -- could not lock, the only keys built as jsonb.
-    EXECUTE format(
-        'WITH page AS MATERIALIZED ('
-        '  SELECT %1$s, item FROM dynamopg_data.%2$I WHERE %3$s ORDER BY %1$s LIMIT $3), '
-        'locked AS MATERIALIZED ('
-        '  SELECT %1$s, item FROM dynamopg_data.%2$I '
-        '   WHERE %3$s AND (%1$s) <= (SELECT %1$s FROM page ORDER BY %4$s LIMIT 1) '
-        '   ORDER BY %1$s FOR SHARE SKIP LOCKED) '
-        'SELECT (SELECT count(*) FROM page)::int, '
-        '       (SELECT dynamopg.queue_key($2, p.item) FROM page p ORDER BY %4$s LIMIT 1), '
-        '       (SELECT array_agg(l.item ORDER BY %1$s) FROM locked l), '
-        '       (SELECT coalesce(jsonb_agg(dynamopg.queue_key($2, p.item) ORDER BY %1$s), ''[]'') '
-        '          FROM page p WHERE (%1$s) NOT IN (SELECT %1$s FROM locked))',
-        v_cols, 't_' || p_table, v_where, v_desc)
-       INTO v_count, last_key, v_items, skipped USING p_after, v_def, v_size;
-    IF v_count = 0 THEN
+    -- The page: its keys, without locks.
+    EXECUTE format('SELECT array_agg(dynamopg.queue_key($2, p.item) ORDER BY %s) '
+                   'FROM (SELECT %s, item FROM dynamopg_data.%I WHERE %s ORDER BY %s LIMIT $3) p',
+                   v_cols, v_cols, v_rel, v_where, v_cols)
+       INTO v_keys USING p_after, v_def, v_size;
+    IF v_keys IS NULL THEN
         RETURN;
     END IF;
-    more := v_count = v_size;
+    more := array_length(v_keys, 1) = v_size;
+    last_key := v_keys[array_length(v_keys, 1)];
+    -- Its rows nobody holds: locked (a statement of its own, so a later
+    -- snapshot: rows written since the page's keys were read are locked
+    -- and written too), their current state written in set statements
+    -- (build_write_page), not two per row.
+    EXECUTE format(
+        'SELECT array_agg(l.item ORDER BY %s) FROM (SELECT %s, item FROM dynamopg_data.%I '
+        'WHERE %s AND (%s) <= (%s) ORDER BY %s FOR SHARE SKIP LOCKED) l',
+        v_cols, v_cols, v_rel, v_where, v_cols, dynamopg.build_key_vals(v_def, '$2::jsonb'), v_cols)
+       INTO v_items USING p_after, last_key;
     IF v_items IS NOT NULL THEN
         PERFORM dynamopg.build_write_page(v_def, v_ix, v_items, p_after, last_key);
         n := array_length(v_items, 1);
+        SELECT array_agg(dynamopg.queue_key(v_def, i)) INTO v_done FROM unnest(v_items) i;
     END IF;
+    -- The page's keys it did not lock: a hashed EXCEPT (NOT = ANY per key
+    -- is quadratic, 5 ms a page of 256).
+    SELECT coalesce(jsonb_agg(k), '[]') INTO skipped
+      FROM (SELECT unnest(v_keys) EXCEPT SELECT unnest(coalesce(v_done, '{}'))) s(k);
 END;
 $$;
 
