@@ -63,6 +63,18 @@ func (q *Queries) QueueApplySQL(ctx context.Context, db DBTX, arg QueueApplySQLP
 	return i, err
 }
 
+const QueueBatchSize = `-- name: QueueBatchSize :one
+SELECT (dynamopg.queue_settings()).batch::int AS batch
+`
+
+// QueueBatchSize is the most rows a worker step claims (queue_settings).
+func (q *Queries) QueueBatchSize(ctx context.Context, db DBTX) (int32, error) {
+	row := db.QueryRow(ctx, QueueBatchSize)
+	var batch int32
+	err := row.Scan(&batch)
+	return batch, err
+}
+
 const QueueClaimBatch = `-- name: QueueClaimBatch :one
 SELECT coalesce(b.part, -1)::int AS part, b.ids::bigint[] AS ids,
        b.tables::bigint[] AS tables, b.keys::jsonb[] AS keys

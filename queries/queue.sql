@@ -33,6 +33,10 @@ SELECT a.lock_sql::text AS lock_sql, a.absent_sql::text AS absent_sql
 -- QueueListen subscribes the session to the writers' notifications.
 LISTEN dynamopg_index_queue;
 
+-- name: QueueBatchSize :one
+-- QueueBatchSize is the most rows a worker step claims (queue_settings).
+SELECT (dynamopg.queue_settings()).batch::int AS batch;
+
 -- name: QueuePending :one
 -- QueuePending counts the queued rows of one table (passed over included).
 SELECT count(*)::bigint AS pending

@@ -159,8 +159,7 @@ func measureLag(ctx context.Context, backend string, rate int, dur time.Duration
 // A write can show before its PutItem returns; its lag then counts as 0.
 //
 // Each round reads only the sequence numbers still pending: the runs of
-// unseen writes between the lowest one and the newest, and everything from
-// the end of the last run on (writes to come). Reading everything from the
+// unseen writes, the last one open-ended (writes to come; pendingRuns). Reading everything from the
 // lowest unseen write instead made one late write cost a re-read of every
 // write after it on each round: the measurement's own load grew with the
 // lag it measured, and a run that fell behind once never caught up.
@@ -373,7 +372,8 @@ func measureOnlineBuild(ctx context.Context, cfg *config) (r buildResult) {
 		r.Error = "table id: " + err.Error()
 		return r
 	}
-	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) `+pgx.Identifier{"dynamopg_data", "t_" + strconv.FormatInt(tableID, 10)}.Sanitize()); err != nil {
+	base := pgx.Identifier{"dynamopg_data", "t_" + strconv.FormatInt(tableID, 10)}.Sanitize()
+	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) `+base); err != nil {
 		r.Error = "vacuum: " + err.Error()
 		return r
 	}
@@ -405,7 +405,6 @@ func measureOnlineBuild(ctx context.Context, cfg *config) (r buildResult) {
 	// index key columns, the KeyHash, the item: the projection is ALL).
 	// For reference, a copy of the finished index rows, which computes
 	// nothing.
-	base := pgx.Identifier{"dynamopg_data", "t_" + strconv.FormatInt(tableID, 10)}.Sanitize()
 	build := `INSERT INTO dynamopg_data.bench_copy (hk, ipk, isk, pk, sk, item)
 		SELECT dynamopg.key_hash(item->'g'), (item->'g')->>'S', (item->'sk')->>'S', pk, sk, item
 		  FROM ` + base + ` WHERE (item->'g') ? 'S' AND (item->'sk') ? 'S'`

@@ -97,7 +97,7 @@ func (s *Store) workerSession(ctx context.Context, cfg *pgx.ConnConfig, name str
 	if err := s.q.QueueListen(ctx, conn); err != nil {
 		return fmt.Errorf("pgstore: queue worker: listen: %w", err)
 	}
-	batch, err := s.q.BuildSettingInt(ctx, conn, gen.BuildSettingIntParams{Key: "queue_batch_size", Fallback: 64})
+	batch, err := s.q.QueueBatchSize(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("pgstore: queue worker: settings: %w", err)
 	}
