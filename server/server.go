@@ -125,11 +125,9 @@ func (s *Server) ready(c echo.Context) error {
 		s.log.Warn("not ready: database unavailable", "err", err)
 		return c.String(http.StatusServiceUnavailable, "not ready: database unavailable")
 	}
-	if sc, ok := s.store.(store.SchemaChecker); ok {
-		if err := sc.SchemaCurrent(ctx); err != nil {
-			s.log.Warn("not ready: schema", "err", err)
-			return c.String(http.StatusServiceUnavailable, "not ready: schema not current")
-		}
+	if err := s.store.SchemaCurrent(ctx); err != nil {
+		s.log.Warn("not ready: schema", "err", err)
+		return c.String(http.StatusServiceUnavailable, "not ready: schema not current")
 	}
 	return c.String(http.StatusOK, "ready")
 }
@@ -285,11 +283,7 @@ func (s *Server) fault(ctx, clientCtx context.Context, err error) *api.Error {
 // poolExhausted reports whether the store's pool (any of them) has every
 // connection acquired.
 func (s *Server) poolExhausted() bool {
-	ps, ok := s.store.(store.PoolStatser)
-	if !ok {
-		return false
-	}
-	st := ps.PoolStats()
+	st := s.store.PoolStats()
 	for k, max := range st {
 		prefix, ok := strings.CutSuffix(k, "max_conns")
 		if !ok || max <= 0 {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/metrics"
-	"github.com/dynamopg/dynamopg/server/store"
 )
 
 // serverMetrics are the families GET /metrics exposes.
@@ -48,13 +47,9 @@ func newServerMetrics(s *Server) *serverMetrics {
 			return []metrics.Sample{{Value: float64(s.cfg.MaxInFlight)}}
 		})
 	}
-	if ps, ok := s.store.(store.PoolStatser); ok {
-		registerPoolStats(reg, ps)
-	}
+	registerPoolStats(reg, s.store.PoolStats)
 	registerProcessCounters(reg)
-	if ops, ok := s.store.(store.OpsStatser); ok {
-		registerOpsStats(reg, ops)
-	}
+	registerOpsStats(reg, s.store)
 	return m
 }
 
@@ -62,10 +57,10 @@ func newServerMetrics(s *Server) *serverMetrics {
 // counter when the key ends in _total, a gauge otherwise. A key of the form
 // "<pool>_<stat>" from a store with several pools (SQLite's writer_ and
 // reader_) becomes the label pool="<pool>".
-func registerPoolStats(reg *metrics.Registry, ps store.PoolStatser) {
+func registerPoolStats(reg *metrics.Registry, poolStats func() map[string]float64) {
 	type series struct{ pool, key string }
 	byStat := map[string][]series{}
-	for k := range ps.PoolStats() {
+	for k := range poolStats() {
 		pool, stat := "main", k
 		for _, p := range []string{"writer_", "reader_"} {
 			if rest, ok := strings.CutPrefix(k, p); ok {
@@ -82,7 +77,7 @@ func registerPoolStats(reg *metrics.Registry, ps store.PoolStatser) {
 	for _, stat := range stats {
 		list := byStat[stat]
 		fn := func() []metrics.Sample {
-			cur := ps.PoolStats()
+			cur := poolStats()
 			out := make([]metrics.Sample, 0, len(list))
 			for _, se := range list {
 				out = append(out, metrics.Sample{Labels: []string{se.pool}, Value: cur[se.key]})

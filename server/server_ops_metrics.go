@@ -7,6 +7,7 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/metrics"
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/maintain"
 )
 
 const (
@@ -18,9 +19,15 @@ const (
 	opsStatsMaxAge = time.Second
 )
 
+// opsStatser is the part of the store the background-work families read
+// (store.Admin's OpsStats).
+type opsStatser interface {
+	OpsStats(ctx context.Context) (*store.OpsStats, error)
+}
+
 // opsStatsCache reads the store's OpsStats at most once per opsStatsMaxAge.
 type opsStatsCache struct {
-	src store.OpsStatser
+	src opsStatser
 	mu  sync.Mutex
 	at  time.Time
 	st  *store.OpsStats // nil when the last read failed
@@ -45,7 +52,7 @@ func (c *opsStatsCache) get() *store.OpsStats {
 // registerOpsStats exposes the store's background work: the queue, the
 // index builds and the stream records (database-wide numbers, the ones
 // `dynamopg status` shows), absent when the database does not answer.
-func registerOpsStats(reg *metrics.Registry, src store.OpsStatser) {
+func registerOpsStats(reg *metrics.Registry, src opsStatser) {
 	c := &opsStatsCache{src: src}
 	queue := func(v func(q store.QueueStat) float64) func() []metrics.Sample {
 		return func() []metrics.Sample {
@@ -117,6 +124,6 @@ func registerProcessCounters(reg *metrics.Registry) {
 	reg.NewCounterFunc("dynamopg_ttl_deletions_total",
 		"Expired items the TTL sweeper of this process deleted.",
 		func() []metrics.Sample {
-			return []metrics.Sample{{Value: float64(store.TTLDeletions())}}
+			return []metrics.Sample{{Value: float64(maintain.TTLDeletions())}}
 		})
 }

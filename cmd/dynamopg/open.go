@@ -14,22 +14,26 @@ import (
 
 // openStore selects the backend from the --db URL: postgres:// or
 // postgresql:// for PostgreSQL, sqlite:PATH for a SQLite file, memory for an
-// in-memory SQLite database. ttlInterval is the TTL sweeper's interval (0:
-// no sweeper).
-func openStore(ctx context.Context, db string, migrate bool, maxConns int32, ttlInterval time.Duration, log *slog.Logger) (store.Store, error) {
-	if ttlInterval <= 0 {
-		ttlInterval = -1 // the stores' "none"; their 0 is their default
-	}
+// in-memory SQLite database.
+func openStore(ctx context.Context, db string, migrate bool, maxConns int32, log *slog.Logger) (store.Store, error) {
 	switch {
 	case strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
-		return pgstore.Open(ctx, db, pgstore.Options{Migrate: migrate, Logger: log, MaxConns: maxConns, TTLInterval: ttlInterval})
+		return pgstore.Open(ctx, db, pgstore.Options{Migrate: migrate, Logger: log, MaxConns: maxConns})
 	case strings.HasPrefix(db, "sqlite:"):
-		return sqlitestore.Open(ctx, strings.TrimPrefix(db, "sqlite:"), sqlitestore.Options{Logger: log, TTLInterval: ttlInterval})
+		return sqlitestore.Open(ctx, strings.TrimPrefix(db, "sqlite:"), sqlitestore.Options{Logger: log})
 	case db == "memory":
-		return sqlitestore.Open(ctx, ":memory:", sqlitestore.Options{Logger: log, TTLInterval: ttlInterval})
+		return sqlitestore.Open(ctx, ":memory:", sqlitestore.Options{Logger: log})
 	}
 	return nil, fmt.Errorf("--db %q: want postgres://…, sqlite:PATH or memory", db)
 }
+
+// The intervals of the background passes that have no flag: the stream
+// trim (records are kept store.StreamRetention) and the purge of forgotten
+// transaction tokens.
+const (
+	streamTrimInterval = time.Hour
+	tokenPurgeInterval = time.Minute
+)
 
 // maskURL hides a password in a database URL for logs.
 func maskURL(db string) string {

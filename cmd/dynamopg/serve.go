@@ -19,6 +19,7 @@ import (
 	"github.com/dynamopg/dynamopg/server/api"
 	"github.com/dynamopg/dynamopg/server/auth"
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/maintain"
 )
 
 const shutdownGrace = 30 * time.Second
@@ -104,11 +105,19 @@ func serve(ctx context.Context, args []string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	stor, err := openStore(ctx, *db, !*noMigrate, int32(*dbMaxConns), *ttlInterval, log)
+	stor, err := openStore(ctx, *db, !*noMigrate, int32(*dbMaxConns), log)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
 	defer stor.Close()
+	loops := maintain.Start(stor, maintain.Options{
+		StreamTrim: streamTrimInterval,
+		TTLSweep:   *ttlInterval,
+		TokenPurge: tokenPurgeInterval,
+		TokenTTL:   api.TxTokenTTL,
+		Logger:     log,
+	})
+	defer loops.Stop()
 
 	var tlsCfg *tls.Config
 	if *tlsCert != "" {

@@ -295,24 +295,23 @@ type batchOp struct {
 // item collection for, the writes need no read in Go: a
 // store.BlindBatchWriter does them all in one round trip. Otherwise each
 // write of a table with one is an ItemWrite that checks the collection's
-// size limit, and the others are BlindWriter writes where the store has it.
+// size limit, and the others are ItemPut and ItemRemove writes.
 func (a *API) batchWrites(ctx context.Context, ops []batchOp) ([]attr.Item, error) {
 	sized := false
 	for _, o := range ops {
 		sized = sized || hasLSI(o.t)
 	}
-	if many, ok := a.store.(store.BlindBatchWriter); ok && !sized {
-		bops := make([]store.BlindOp, len(ops))
+	if !sized {
+		wops := make([]store.WriteOp, len(ops))
 		for i, o := range ops {
-			bops[i] = store.BlindOp{Table: o.t, Key: o.key, Put: o.put}
+			wops[i] = store.WriteOp{Table: o.t, Key: o.key, Put: o.put}
 		}
-		olds, err := many.ItemWriteBlindMany(ctx, bops)
+		olds, err := a.store.ItemWriteMany(ctx, wops)
 		if err != nil {
 			return nil, storeErr(err, "batch write")
 		}
 		return olds, nil
 	}
-	blind, _ := a.store.(store.BlindWriter)
 	olds := make([]attr.Item, len(ops))
 	for i, o := range ops {
 		// The collection is sized just before its write, so that it counts
@@ -322,10 +321,10 @@ func (a *API) batchWrites(ctx context.Context, ops []batchOp) ([]attr.Item, erro
 			return nil, err
 		}
 		switch {
-		case blind != nil && coll == nil && o.put != nil:
-			olds[i], err = blind.ItemPut(ctx, o.t, o.put)
-		case blind != nil && coll == nil:
-			olds[i], err = blind.ItemRemove(ctx, o.t, o.key)
+		case coll == nil && o.put != nil:
+			olds[i], err = a.store.ItemPut(ctx, o.t, o.put)
+		case coll == nil:
+			olds[i], err = a.store.ItemRemove(ctx, o.t, o.key)
 		default:
 			olds[i], err = a.store.ItemWrite(ctx, o.t, o.key, func(attr.Item) (attr.Item, error) {
 				if err := coll.check(o.put); err != nil {

@@ -79,10 +79,10 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	write := a.store.ItemWrite
-	if p, ok := a.store.(store.BlindWriter); ok && cond == nil && coll == nil {
+	if cond == nil && coll == nil {
 		// Nothing to check against the old item: one round trip.
 		write = func(ctx context.Context, t *store.Table, _ attr.Item, _ store.WriteFunc) (attr.Item, error) {
-			return p.ItemPut(ctx, t, in.Item)
+			return a.store.ItemPut(ctx, t, in.Item)
 		}
 	}
 	old, err := write(ctx, t, key, func(old attr.Item) (attr.Item, error) {
@@ -191,10 +191,10 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	write := a.store.ItemWrite
-	if b, ok := a.store.(store.BlindWriter); ok && cond == nil && coll == nil {
+	if cond == nil && coll == nil {
 		// Nothing to check against the old item: one round trip.
 		write = func(ctx context.Context, t *store.Table, key attr.Item, _ store.WriteFunc) (attr.Item, error) {
-			return b.ItemRemove(ctx, t, key)
+			return a.store.ItemRemove(ctx, t, key)
 		}
 	}
 	old, err := write(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {

@@ -867,17 +867,14 @@ func (a *API) executeTransaction(ctx context.Context, r *Request) (any, error) {
 		}
 		parsed[i] = st
 	}
-	txs, err := a.transactor()
-	if err != nil {
-		return nil, err
-	}
+	txs := a.store
 	if reads {
 		return a.transactReads(ctx, txs, &in, parsed)
 	}
 	return a.transactWrites(ctx, txs, &in, parsed)
 }
 
-func (a *API) transactReads(ctx context.Context, txs store.Transactor, in *executeTransactionInput, parsed []*partiql.Statement) (any, error) {
+func (a *API) transactReads(ctx context.Context, txs store.Transactions, in *executeTransactionInput, parsed []*partiql.Statement) (any, error) {
 	reads := make([]*keyRead, len(parsed))
 	targets := make([]store.TxTarget, len(parsed))
 	seen := map[string]bool{}
@@ -922,7 +919,7 @@ func (a *API) transactReads(ctx context.Context, txs store.Transactor, in *execu
 	return out, nil
 }
 
-func (a *API) transactWrites(ctx context.Context, txs store.Transactor, in *executeTransactionInput, parsed []*partiql.Statement) (any, error) {
+func (a *API) transactWrites(ctx context.Context, txs store.Transactions, in *executeTransactionInput, parsed []*partiql.Statement) (any, error) {
 	writes := make([]*pqWrite, len(parsed))
 	targets := make([]store.TxTarget, len(parsed))
 	seen := map[string]bool{}

@@ -56,14 +56,6 @@ func (a *API) CallStreams(ctx context.Context, op string, r *Request) (any, erro
 	return h(ctx, r)
 }
 
-func (a *API) streams() (store.Streams, error) {
-	st, ok := a.store.(store.Streams)
-	if !ok {
-		return nil, errors.New("the store does not serve streams")
-	}
-	return st, nil
-}
-
 // ---------------------------------------------------------------------------
 // Errors
 
@@ -306,10 +298,7 @@ func (a *API) describeStream(ctx context.Context, r *Request) (any, error) {
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	st, err := a.streams()
-	if err != nil {
-		return nil, err
-	}
+	st := a.store
 	s, err := a.findStream(ctx, *in.StreamArn)
 	if err != nil {
 		return nil, err
@@ -425,10 +414,7 @@ func (a *API) getShardIterator(ctx context.Context, r *Request) (any, error) {
 			return nil, ValidationError("Invalid SequenceNumber: %s", *in.SequenceNumber)
 		}
 	}
-	st, err := a.streams()
-	if err != nil {
-		return nil, err
-	}
+	st := a.store
 	s, err := a.findStream(ctx, *in.StreamArn)
 	if err != nil {
 		return nil, err
@@ -514,10 +500,7 @@ func (a *API) getRecords(ctx context.Context, r *Request) (any, error) {
 	if now.Sub(issued) > iteratorTTL {
 		return nil, expiredIterator(issued, now)
 	}
-	st, err := a.streams()
-	if err != nil {
-		return nil, err
-	}
+	st := a.store
 	limit := maxRecords
 	if in.Limit != nil {
 		limit = int(*in.Limit)

@@ -63,10 +63,7 @@ func (a *API) findStream(ctx context.Context, arn string) (*streamRef, error) {
 			return s, nil
 		}
 	}
-	st, err := a.streams()
-	if err != nil {
-		return nil, err
-	}
+	st := a.store
 	dt, err := st.DeletedTableGet(ctx, name, label)
 	if errors.Is(err, store.ErrTableNotFound) {
 		return nil, streamNotFound(arn)
@@ -93,11 +90,9 @@ func withLabel(refs []*streamRef, label string) *streamRef {
 // newest label first) order: those of the named table (live or deleted;
 // ResourceNotFoundException when there is neither), or of every table.
 func (a *API) listedStreams(ctx context.Context, name *string, now time.Time) ([]*streamRef, error) {
-	st, err := a.streams()
-	if err != nil {
-		return nil, err
-	}
+	st := a.store
 	var live []*store.Table
+	var err error
 	if name != nil {
 		t, err := a.liveTable(ctx, *name)
 		if err != nil {

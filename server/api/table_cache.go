@@ -9,7 +9,7 @@ import (
 )
 
 // Item operations read their tables through the store's table cache when it
-// has one (store.TableCache). A description from the cache can be out of
+// has one (Tables.TableGetCached; pgstore's). A description from the cache can be out of
 // date for as long as the change takes to be announced: an item write then
 // fails with store.ErrStaleTable before writing, and a read of a table or
 // index that has since gone fails with ResourceNotFoundException or
@@ -40,17 +40,10 @@ func (u *tableUse) add(name string, cached bool) {
 // tableFor loads a table an item operation can use: missing and not-ACTIVE
 // tables are ResourceNotFoundException.
 func (a *API) tableFor(ctx context.Context, name string) (*store.Table, error) {
-	var t *store.Table
-	var err error
-	if c, ok := a.store.(store.TableCache); ok {
-		u, _ := ctx.Value(tableUseKey{}).(*tableUse)
-		var hit bool
-		t, hit, err = c.TableGetCached(ctx, name)
-		if u != nil && err == nil {
-			u.add(name, hit)
-		}
-	} else {
-		t, err = a.store.TableGet(ctx, name)
+	u, _ := ctx.Value(tableUseKey{}).(*tableUse)
+	t, hit, err := a.store.TableGetCached(ctx, name)
+	if u != nil && err == nil {
+		u.add(name, hit)
 	}
 	if err != nil {
 		return nil, storeErr(err, "table get")
@@ -64,10 +57,6 @@ func (a *API) tableFor(ctx context.Context, name string) (*store.Table, error) {
 // callWithTables runs h, and runs it again (at most staleReruns times) when
 // it failed in a way an out-of-date cached description explains.
 func (a *API) callWithTables(ctx context.Context, h handler, r *Request) (any, error) {
-	c, ok := a.store.(store.TableCache)
-	if !ok {
-		return h(ctx, r)
-	}
 	for run := 0; ; run++ {
 		u := &tableUse{}
 		out, err := h(context.WithValue(ctx, tableUseKey{}, u), r)
@@ -75,7 +64,7 @@ func (a *API) callWithTables(ctx context.Context, h handler, r *Request) (any, e
 			return out, err
 		}
 		for _, n := range u.names {
-			c.TableForget(n)
+			a.store.TableForget(n)
 		}
 		a.log.DebugContext(ctx, "request ran on an out-of-date table description; running it again", "tables", u.names, "err", err)
 	}

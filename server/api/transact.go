@@ -34,14 +34,6 @@ func cancellation(reasons []map[string]any) *Error {
 	return e
 }
 
-func (a *API) transactor() (store.Transactor, error) {
-	tx, ok := a.store.(store.Transactor)
-	if !ok {
-		return nil, fmt.Errorf("store %T does not implement transactions", a.store)
-	}
-	return tx, nil
-}
-
 func (a *API) transactWriteItems(ctx context.Context, r *Request) (any, error) {
 	var in transactWriteInput
 	if err := decode(r.Body, &in); err != nil {
@@ -88,10 +80,7 @@ func (a *API) transactWriteItems(ctx context.Context, r *Request) (any, error) {
 	if err := txValidationCancel(reasons); err != nil {
 		return nil, err
 	}
-	txs, err := a.transactor()
-	if err != nil {
-		return nil, err
-	}
+	txs := a.store
 	targets := make([]store.TxTarget, len(actions))
 	for i, act := range actions {
 		targets[i] = store.TxTarget{Table: act.table, Key: act.key}
@@ -344,10 +333,7 @@ func (a *API) transactGetItems(ctx context.Context, r *Request) (any, error) {
 	if err := txValidationCancel(reasons); err != nil {
 		return nil, err
 	}
-	txs, err := a.transactor()
-	if err != nil {
-		return nil, err
-	}
+	txs := a.store
 	items, err := txs.ItemGetMany(ctx, targets)
 	if err != nil {
 		return nil, storeErr(err, "transact get")

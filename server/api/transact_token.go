@@ -72,7 +72,7 @@ func requestHash(items any) ([]byte, error) {
 // conflict cancels every member with TransactionConflict, a token reused
 // for another request is IdempotentParameterMismatchException. replayed
 // reports that a live token of the same request ended it without writing.
-func commitTransaction(ctx context.Context, txs store.Transactor, targets []store.TxTarget, token *string, request any, fn store.TxFunc, op string) (replayed bool, err error) {
+func commitTransaction(ctx context.Context, txs store.Transactions, targets []store.TxTarget, token *string, request any, fn store.TxFunc, op string) (replayed bool, err error) {
 	if token != nil {
 		hash, herr := requestHash(request)
 		if herr != nil {

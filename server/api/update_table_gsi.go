@@ -198,13 +198,9 @@ func (a *API) startBuilds(ctx context.Context, t *store.Table, created []string)
 	if len(created) == 0 {
 		return nil
 	}
-	b, ok := a.store.(store.IndexBuilder)
-	if !ok {
-		return fmt.Errorf("store %T cannot build indexes online", a.store)
-	}
 	sort.Strings(created)
 	for _, name := range created {
-		if err := b.IndexBuildStart(ctx, t, name); err != nil {
+		if err := a.store.IndexBuildStart(ctx, t, name); err != nil {
 			a.log.Warn("index build not started; recovery will finish it", "table", t.Name, "index", name, "err", err)
 		}
 	}

@@ -2,7 +2,7 @@ package store
 
 import "context"
 
-// IndexBuilder builds a global secondary index added to a live table.
+// IndexBuilds builds global secondary indexes added to a live table.
 //
 // The API adds the index through TableUpdate with Status CREATING (the
 // store creates its empty storage in that same transaction). From that
@@ -12,10 +12,8 @@ import "context"
 // it to ACTIVE. A build interrupted by a transient failure or a crash is
 // finished later by the store's recovery; a build that meets an item it
 // cannot index removes the index while it is still CREATING.
-type IndexBuilder interface {
+// maintain.IndexBuildWait waits for a build to end.
+type IndexBuilds interface {
 	// IndexBuildStart starts the build of a CREATING index and returns at once.
 	IndexBuildStart(ctx context.Context, t *Table, indexName string) error
-	// IndexBuildWait returns once the index is no longer CREATING (ACTIVE,
-	// or gone after a failed build or a delete), or when ctx ends.
-	IndexBuildWait(ctx context.Context, t *Table, indexName string) error
 }

@@ -15,6 +15,10 @@ import (
 // StreamRecord in the same transaction as the change.
 const OptionStream = "stream"
 
+// StreamRetention is how long stream records (and deleted tables' entries)
+// are kept: the service's 24 hours.
+const StreamRetention = 24 * time.Hour
+
 // StreamSpec is the value of Table.Options[OptionStream].
 type StreamSpec struct {
 	Enabled  bool   `json:"enabled"`

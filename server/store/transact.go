@@ -2,16 +2,14 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 )
 
-// Transactor is the part of the contract that serves TransactWriteItems and
-// TransactGetItems. Both stores implement it; it is kept separate from Store
-// only so that the single-item paths stay readable.
-type Transactor interface {
+// Transactions serves TransactWriteItems, TransactGetItems and their
+// PartiQL forms.
+type Transactions interface {
 	// ItemTransact changes several items atomically. It locks and reads every
 	// target (in a canonical order, so two transactions cannot deadlock on
 	// each other), calls fn with the current items in the order of targets
@@ -39,10 +37,10 @@ type Transactor interface {
 	// ItemGetMany reads several items from one consistent snapshot, in the
 	// order of targets (nil where absent).
 	ItemGetMany(ctx context.Context, targets []TxTarget) ([]attr.Item, error)
+	// TxTokenPurge deletes the client tokens recorded at or before `before`
+	// (forgotten: a claim takes them over anyway) and returns how many.
+	TxTokenPurge(ctx context.Context, before time.Time) (int64, error)
 }
-
-// ErrTokenMismatch: a live client token was recorded for a different request.
-var ErrTokenMismatch = errors.New("store: client token used by a different request")
 
 // TxToken identifies one idempotent transaction.
 type TxToken struct {

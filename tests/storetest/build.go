@@ -12,23 +12,13 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/maintain"
 )
 
-// The online index build (store.IndexBuilder). Every store must implement
-// it. The API adds a global index through TableUpdate with Status CREATING
+// The online index build (store.IndexBuilds). The API adds a global index through TableUpdate with Status CREATING
 // and ID 0, then calls IndexBuildStart; these tests do the same, with
 // writers running throughout, and require the index to equal the table
 // exactly afterwards.
-
-// builderOf returns the store's store.IndexBuilder side.
-func builderOf(t testing.TB, s store.Store) store.IndexBuilder {
-	t.Helper()
-	b, ok := s.(store.IndexBuilder)
-	if !ok {
-		t.Fatalf("%T does not implement store.IndexBuilder", s)
-	}
-	return b
-}
 
 // ExerciseBuild runs the online index build tests alone (Exercise runs them
 // too), so that a store can run them again under other settings, such as a
@@ -84,10 +74,9 @@ func buildItem(rnd *rand.Rand, i, v int) attr.Item {
 
 // buildWriter writes random changes until stop is closed: puts, updates of
 // the index key, removals of it, deletes, and (when the store is a
-// store.Transactor) two-item transactions. It counts its writes in n and
+// two-item transactions. It counts its writes in n and
 // returns the first error.
 func buildWriter(ctx context.Context, s store.Store, tbl *store.Table, w int, stop <-chan struct{}, n *atomic.Int64) error {
-	txr, _ := s.(store.Transactor)
 	rnd := rand.New(rand.NewPCG(uint64(w)+10, 0x51ed))
 	const keys = buildItems + buildItems/5 // some items are created by the writers
 	for v := 1; ; v++ {
@@ -132,12 +121,8 @@ func buildWriter(ctx context.Context, s store.Store, tbl *store.Table, w int, st
 		default: // a transaction over two items, or a put without one
 			j := (i + 1 + rnd.IntN(keys-1)) % keys
 			a, b := buildItem(rnd, i, v), buildItem(rnd, j, v)
-			if txr == nil {
-				_, err = s.ItemWrite(ctx, tbl, k, func(attr.Item) (attr.Item, error) { return a.Clone(), nil })
-				break
-			}
 			delB := rnd.IntN(3) == 0
-			err = txr.ItemTransact(ctx,
+			err = s.ItemTransact(ctx,
 				[]store.TxTarget{{Table: tbl, Key: k}, {Table: tbl, Key: buildKey(j)}},
 				func([]attr.Item) ([]store.TxWrite, error) {
 					if delB {
@@ -235,11 +220,11 @@ func removeIndex(ctx context.Context, t testing.TB, s store.Store, name, index s
 }
 
 // buildWait waits for a build with a deadline, failing the test on error.
-func buildWait(ctx context.Context, t testing.TB, b store.IndexBuilder, tbl *store.Table, index string) {
+func buildWait(ctx context.Context, t testing.TB, s store.Store, tbl *store.Table, index string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	requireNoError(t, b.IndexBuildWait(ctx, tbl, index), "IndexBuildWait "+index)
+	requireNoError(t, maintain.IndexBuildWait(ctx, s, tbl, index), "IndexBuildWait "+index)
 }
 
 // statusWatch polls TableGet while a build runs and records what it saw of
@@ -321,7 +306,6 @@ func exerciseBuild(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			t.Run("IndexBuild/UnderWrites/"+prop+"/"+shape.name, func(t *testing.T) {
 				t.Parallel()
 				s := newStore(t)
-				b := builderOf(t, s)
 				name := "build_" + prop + "_" + shape.name
 				tbl := buildTable(ctx, t, s, name)
 				tr := startTraffic(ctx, s, tbl)
@@ -348,8 +332,8 @@ func exerciseBuild(ctx context.Context, t *testing.T, newStore func(t *testing.T
 
 				watch := watchStatus(ctx, s, name, ix.Name)
 				start = time.Now()
-				requireNoError(t, b.IndexBuildStart(ctx, out, ix.Name), "IndexBuildStart")
-				buildWait(ctx, t, b, out, ix.Name)
+				requireNoError(t, s.IndexBuildStart(ctx, out, ix.Name), "IndexBuildStart")
+				buildWait(ctx, t, s, out, ix.Name)
 				buildTook := time.Since(start)
 				watch.end()
 				final := requireActive(ctx, t, s, name, ix.Name)
@@ -365,8 +349,8 @@ func exerciseBuild(ctx context.Context, t *testing.T, newStore func(t *testing.T
 
 				time.Sleep(100 * time.Millisecond) // writes to the ACTIVE index
 				tr.end(t)
-				if q, ok := s.(store.Queue); ok && final.Index(ix.Name).Async() {
-					queueWait(ctx, t, q, final)
+				if final.Index(ix.Name).Async() {
+					queueWait(ctx, t, s, final)
 				}
 				requireIndexExact(ctx, t, s, final, final.Index(ix.Name), "index built under writes")
 				t.Logf("TableUpdate %v, build %v, %d writes; TableGet during the build: %d CREATING, %d Backfilling, %d ACTIVE",
@@ -382,7 +366,6 @@ func exerciseBuild(ctx context.Context, t *testing.T, newStore func(t *testing.T
 	t.Run("IndexBuild/DeleteWhileBuilding", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		b := builderOf(t, s)
 		const name = "build_delete"
 		tbl := buildTable(ctx, t, s, name)
 		tr := startTraffic(ctx, s, tbl)
@@ -398,7 +381,7 @@ func exerciseBuild(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			Projection: store.Projection{Type: "KEYS_ONLY"}}
 		out := addIndex(ctx, t, s, name, ix)
 		stale := out.Index(ix.Name)
-		requireNoError(t, b.IndexBuildStart(ctx, out, ix.Name), "IndexBuildStart")
+		requireNoError(t, s.IndexBuildStart(ctx, out, ix.Name), "IndexBuildStart")
 		// Wait until the backfill runs (or, on a fast store, has ended).
 		midBuild := false
 		deadline := time.Now().Add(10 * time.Second)
@@ -418,7 +401,7 @@ func exerciseBuild(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			time.Sleep(100 * time.Microsecond)
 		}
 		removeIndex(ctx, t, s, name, ix.Name)
-		buildWait(ctx, t, b, out, ix.Name)
+		buildWait(ctx, t, s, out, ix.Name)
 		got, err := s.TableGet(ctx, name)
 		requireNoError(t, err, "TableGet after the removal")
 		requireTrue(t, got.Index(ix.Name) == nil, "index still in the catalog: %+v", got.Index(ix.Name))
@@ -436,8 +419,8 @@ func exerciseBuild(ctx context.Context, t *testing.T, newStore func(t *testing.T
 
 		// The same index again, built to the end.
 		out = addIndex(ctx, t, s, name, ix)
-		requireNoError(t, b.IndexBuildStart(ctx, out, ix.Name), "IndexBuildStart again")
-		buildWait(ctx, t, b, out, ix.Name)
+		requireNoError(t, s.IndexBuildStart(ctx, out, ix.Name), "IndexBuildStart again")
+		buildWait(ctx, t, s, out, ix.Name)
 		tr.end(t)
 		final := requireActive(ctx, t, s, name, ix.Name)
 		requireIndexExact(ctx, t, s, final, final.Index(ix.Name), "index built after a removed build")
@@ -451,15 +434,14 @@ func exerciseBuild(ctx context.Context, t *testing.T, newStore func(t *testing.T
 	t.Run("IndexBuild/NothingToDo", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		b := builderOf(t, s)
 		tbl := createTable(ctx, t, s, newTable("build_none", key("pk", attr.TypeS), nil,
 			store.Index{Name: "g", Global: true, Hash: key("g", attr.TypeS), Projection: store.Projection{Type: "ALL"},
 				Status: store.StatusActive}))
-		requireNoError(t, b.IndexBuildStart(ctx, tbl, "g"), "IndexBuildStart of an ACTIVE index")
+		requireNoError(t, s.IndexBuildStart(ctx, tbl, "g"), "IndexBuildStart of an ACTIVE index")
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		requireNoError(t, b.IndexBuildWait(ctx, tbl, "g"), "IndexBuildWait of an ACTIVE index")
-		requireNoError(t, b.IndexBuildWait(ctx, tbl, "absent"), "IndexBuildWait of no index")
+		requireNoError(t, maintain.IndexBuildWait(ctx, s, tbl, "g"), "IndexBuildWait of an ACTIVE index")
+		requireNoError(t, maintain.IndexBuildWait(ctx, s, tbl, "absent"), "IndexBuildWait of no index")
 		requireActive(ctx, t, s, "build_none", "g")
 	})
 }

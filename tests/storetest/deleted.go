@@ -17,7 +17,7 @@ func exerciseDeletedTables(ctx context.Context, t *testing.T, newStore func(t *t
 	t.Run("DeletedTableGet", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		st := streamsOf(t, s)
+		st := s
 		tbl := withStream(newTable("gone", key("pk", attr.TypeS), nil), true, streamLabel)
 		spec := store.StreamSpecOf(tbl)
 		spec.Previous = []string{"2025-01-01T00:00:00.000"}
@@ -65,7 +65,7 @@ func exerciseDeletedTables(ctx context.Context, t *testing.T, newStore func(t *t
 	t.Run("DeletedTableList", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		st := streamsOf(t, s)
+		st := s
 		for _, n := range []string{"b", "a", "b"} {
 			createTable(ctx, t, s, withStream(newTable(n, key("pk", attr.TypeS), nil), true, streamLabel))
 			_, err := s.TableDelete(ctx, n)

@@ -131,9 +131,6 @@ func exerciseItems(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			{"pk": attr.Str("nul\x00key"), "sk": num(t, "99999999999999999999999999999999999999")},
 			{"pk": attr.Str(strings.Repeat("k", 2048)), "sk": num(t, "0"), "big": attr.Str(strings.Repeat("v", 100000))},
 		}
-		if nul, ok := s.(NULKeysUnsupported); ok && nul.NULKeysUnsupported() {
-			items = append(items[:2], items[3:]...)
-		}
 		for _, it := range items {
 			put(ctx, t, s, tbl, it)
 		}

@@ -9,14 +9,12 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// exercisePut checks store.BlindWriter (every store implements it):
-// ItemPut and ItemRemove are ItemWrite with a fn that returns the item (or
+// exercisePut checks ItemPut and ItemRemove are ItemWrite with a fn that returns the item (or
 // nil) whatever the old one is — the same old item returned, the same index
 // rows — also when many calls race on a few keys, or create one key.
 func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) store.Store) {
 	s := newStore(t)
-	p, ok := s.(store.BlindWriter)
-	requireTrue(t, ok, "%T does not implement store.BlindWriter", s)
+	p := s
 	tbl := createTable(ctx, t, s, newTable("put", key("pk", attr.TypeS), nil,
 		store.Index{Name: "by-g", Global: true, Hash: key("g", attr.TypeS), Projection: store.Projection{Type: "ALL"}},
 		asyncIndex("by-g-async", key("g", attr.TypeS), nil, store.Projection{Type: "KEYS_ONLY"})))
@@ -83,10 +81,8 @@ func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) 
 		requireNoError(t, err, "racing ItemPut/ItemRemove")
 	}
 	requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "sync index after racing writes")
-	if q, ok := s.(store.Queue); ok {
-		queueWait(ctx, t, q, tbl)
-		requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[1], "async index after racing writes")
-	}
+	queueWait(ctx, t, s, tbl)
+	requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[1], "async index after racing writes")
 
 	// Racing creators of one new key: each put replaced exactly what the
 	// put before it wrote, so exactly one saw no old item, and the old

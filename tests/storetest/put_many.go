@@ -12,16 +12,14 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// exercisePutMany checks store.BlindBatchWriter (every store implements
-// it): the old items come back in the caller's order, puts and deletes
+// exercisePutMany checks ItemWriteMany: the old items come back in the caller's order, puts and deletes
 // mixed, the indexes follow; batches writing the same keys in opposite
 // orders at once all succeed. And, racing with them, item writes whose fn
 // fails write nothing and get their own error (SQLite runs concurrent item
 // writes in one transaction).
 func exercisePutMany(ctx context.Context, t *testing.T, newStore func(t *testing.T) store.Store) {
 	s := newStore(t)
-	m, ok := s.(store.BlindBatchWriter)
-	requireTrue(t, ok, "%T does not implement store.BlindBatchWriter", s)
+	m := s
 	tbl := createTable(ctx, t, s, newTable("putmany", key("pk", attr.TypeS), nil,
 		store.Index{Name: "by-g", Global: true, Hash: key("g", attr.TypeS), Projection: store.Projection{Type: "ALL"}}))
 	item := func(k string, v int) attr.Item {
@@ -30,13 +28,13 @@ func exercisePutMany(ctx context.Context, t *testing.T, newStore func(t *testing
 	k := func(s string) attr.Item { return attr.Item{"pk": attr.Str(s)} }
 	put(ctx, t, s, tbl, item("b", 1))
 	put(ctx, t, s, tbl, item("d", 1))
-	olds, err := m.ItemWriteBlindMany(ctx, []store.BlindOp{
+	olds, err := m.ItemWriteMany(ctx, []store.WriteOp{
 		{Table: tbl, Key: k("d"), Put: item("d", 2)},
 		{Table: tbl, Key: k("a"), Put: item("a", 2)},
 		{Table: tbl, Key: k("b")},
 		{Table: tbl, Key: k("c")},
 	})
-	requireNoError(t, err, "ItemWriteBlindMany")
+	requireNoError(t, err, "ItemWriteMany")
 	want := []attr.Item{item("d", 1), nil, item("b", 1), nil}
 	for i := range want {
 		requireTrue(t, itemsEqual(olds[i], want[i]), "old of op %d = %s, want %s", i, show(olds[i]), show(want[i]))
@@ -46,7 +44,7 @@ func exercisePutMany(ctx context.Context, t *testing.T, newStore func(t *testing
 		requireNoError(t, err, "ItemGet")
 		requireTrue(t, itemsEqual(got, w), "item %s = %s, want %s", key, show(got), show(w))
 	}
-	requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "index after ItemWriteBlindMany")
+	requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "index after ItemWriteMany")
 
 	var keys []string
 	for i := range 12 {
@@ -62,11 +60,11 @@ func exercisePutMany(ctx context.Context, t *testing.T, newStore func(t *testing
 		}
 		wg.Go(func() {
 			for n := range 30 {
-				var batch []store.BlindOp
+				var batch []store.WriteOp
 				for _, key := range order {
-					batch = append(batch, store.BlindOp{Table: tbl, Key: k(key), Put: item(key, w*1000+n)})
+					batch = append(batch, store.WriteOp{Table: tbl, Key: k(key), Put: item(key, w*1000+n)})
 				}
-				if _, err := m.ItemWriteBlindMany(ctx, batch); err != nil {
+				if _, err := m.ItemWriteMany(ctx, batch); err != nil {
 					errs <- err
 				}
 				// A write that fails after reading: it must leave no trace.

@@ -12,23 +12,13 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// The asynchronous index queue (store.Queue). Every store must implement it.
+// The asynchronous index queue (store.Queue).
 //
 // QueueWait on a table dropped while rows of it were queued returns nil once
 // those rows are consumed: stores wait on the table's id, which is never
 // reused, and consume the rows of a dropped table. It must not fail with
 // ErrTableNotFound: a caller waiting for a table that a concurrent request
 // deleted has nothing left to wait for.
-
-// queueOf returns the store's store.Queue side.
-func queueOf(t testing.TB, s store.Store) store.Queue {
-	t.Helper()
-	q, ok := s.(store.Queue)
-	if !ok {
-		t.Fatalf("%T does not implement store.Queue", s)
-	}
-	return q
-}
 
 // queueWait waits for t's queue with a deadline, failing the test on error.
 func queueWait(ctx context.Context, t testing.TB, q store.Queue, tbl *store.Table) {
@@ -102,12 +92,11 @@ func exerciseQueue(ctx context.Context, t *testing.T, newStore func(t *testing.T
 	t.Run("QueueWait/Convergence", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		q := queueOf(t, s)
+		q := s
 		tbl := createTable(ctx, t, s, newTable("qconv", key("pk", attr.TypeS), rkey("sk", attr.TypeN),
 			asyncIndex("g-keys", key("g", attr.TypeS), nil, store.Projection{Type: "KEYS_ONLY"}),
 			asyncIndex("g-gr", key("g", attr.TypeS), rkey("gr", attr.TypeN), store.Projection{Type: "ALL"}),
 		))
-		txr, _ := s.(store.Transactor)
 		const workers, ops, items = 4, 150, 40
 		var wg sync.WaitGroup
 		errs := make(chan error, workers)
@@ -115,7 +104,7 @@ func exerciseQueue(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			wg.Go(func() {
 				rnd := rand.New(rand.NewPCG(uint64(w), 0x9e3779b97f4a7c15))
 				for i := range ops {
-					if err := randomWrite(ctx, s, txr, tbl, rnd, items, w*ops+i); err != nil {
+					if err := randomWrite(ctx, s, true, tbl, rnd, items, w*ops+i); err != nil {
 						errs <- err
 						return
 					}
@@ -141,7 +130,7 @@ func exerciseQueue(ctx context.Context, t *testing.T, newStore func(t *testing.T
 	t.Run("QueueWait/MixedSyncAsync", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		q := queueOf(t, s)
+		q := s
 		tbl := createTable(ctx, t, s, newTable("qmixed", key("pk", attr.TypeS), nil,
 			store.Index{Name: "sync", Global: true, Hash: key("g", attr.TypeS), Range: rkey("gr", attr.TypeN),
 				Projection: store.Projection{Type: "INCLUDE", NonKeyAttributes: []string{"v"}}},
@@ -151,7 +140,7 @@ func exerciseQueue(ctx context.Context, t *testing.T, newStore func(t *testing.T
 		requireTrue(t, !tbl.Indexes[0].Async() && tbl.Indexes[1].Async(), "index propagation modes")
 		rnd := rand.New(rand.NewPCG(7, 7))
 		for i := range 40 {
-			requireNoError(t, randomWrite(ctx, s, nil, tbl, rnd, 8, i), "write")
+			requireNoError(t, randomWrite(ctx, s, false, tbl, rnd, 8, i), "write")
 			requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "sync index after write "+itoa(i))
 		}
 		queueWait(ctx, t, q, tbl)
@@ -163,7 +152,7 @@ func exerciseQueue(ctx context.Context, t *testing.T, newStore func(t *testing.T
 	t.Run("QueueWait/DroppedTable", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		q := queueOf(t, s)
+		q := s
 		tbl := createTable(ctx, t, s, newTable("qdrop", key("pk", attr.TypeS), nil,
 			asyncIndex("g", key("g", attr.TypeS), nil, store.Projection{Type: "ALL"})))
 		for i := range 100 {
@@ -194,7 +183,7 @@ func exerciseQueue(ctx context.Context, t *testing.T, newStore func(t *testing.T
 	t.Run("QueueDepth", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		q := queueOf(t, s)
+		q := s
 		depth, err := q.QueueDepth(ctx)
 		requireNoError(t, err, "QueueDepth of a new store")
 		requireEqual(t, depth, int64(0), "QueueDepth of a new store")
@@ -235,10 +224,10 @@ func exerciseQueue(ctx context.Context, t *testing.T, newStore func(t *testing.T
 
 // randomWrite makes one random change to one of n items of a table keyed
 // pk (S) [+ sk (N)] whose indexes use g (S) [+ gr (N)]: a put, an update of
-// the index key, a removal of it, a delete, or (with a Transactor) a
+// the index key, a removal of it, a delete, or (with transact) a
 // transaction putting, stripping or deleting two items. Some g values have the wrong
 // type, so the item leaves the index.
-func randomWrite(ctx context.Context, s store.Store, txr store.Transactor, tbl *store.Table, rnd *rand.Rand, n, seq int) error {
+func randomWrite(ctx context.Context, s store.Store, transact bool, tbl *store.Table, rnd *rand.Rand, n, seq int) error {
 	keyOf := func(i int) attr.Item {
 		k := attr.Item{"pk": attr.Str("p" + itoa(i%10))}
 		if tbl.Range != nil {
@@ -255,7 +244,7 @@ func randomWrite(ctx context.Context, s store.Store, txr store.Transactor, tbl *
 		it["v"] = attr.Num(itoa(seq))
 		return it
 	}
-	if txr != nil && rnd.IntN(5) == 0 {
+	if transact && rnd.IntN(5) == 0 {
 		a, b := rnd.IntN(n), rnd.IntN(n-1)
 		if b >= a {
 			b++
@@ -264,7 +253,7 @@ func randomWrite(ctx context.Context, s store.Store, txr store.Transactor, tbl *
 		opa, opb := rnd.IntN(4), rnd.IntN(4)
 		targets := []store.TxTarget{{Table: tbl, Key: ka}, {Table: tbl, Key: kb}}
 		na, nb := fresh(ka), fresh(kb)
-		return txr.ItemTransact(ctx, targets, func(olds []attr.Item) ([]store.TxWrite, error) {
+		return s.ItemTransact(ctx, targets, func(olds []attr.Item) ([]store.TxWrite, error) {
 			ws := make([]store.TxWrite, 2)
 			for i, pick := range []struct {
 				op  int

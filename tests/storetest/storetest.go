@@ -4,8 +4,8 @@
 // knows nothing of any backend: everything goes through store.Store.
 //
 // One file per area: tables, items, concurrency, query, scan, indexes,
-// streams, deleted tables. The subtests are named like the contract methods
-// they exercise.
+// streams, deleted tables, the background work of store/maintain. The
+// subtests are named like the contract methods they exercise.
 package storetest
 
 import (
@@ -14,13 +14,6 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/store"
 )
-
-// NULKeysUnsupported may be implemented by a store that cannot hold U+0000
-// in string key attributes; when it returns true the ordering tests leave
-// such keys out. Stores are expected to support them (DynamoDB does).
-type NULKeysUnsupported interface {
-	NULKeysUnsupported() bool
-}
 
 // Exercise runs the whole contract suite. newStore must return a fresh,
 // empty store for the calling test and close it in t.Cleanup; the subtests
@@ -40,6 +33,7 @@ func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) sto
 	t.Run("DeletedTables", func(t *testing.T) { exerciseDeletedTables(ctx, t, newStore) })
 	t.Run("Put", func(t *testing.T) { exercisePut(ctx, t, newStore) })
 	t.Run("PutMany", func(t *testing.T) { exercisePutMany(ctx, t, newStore) })
+	t.Run("Maintain", func(t *testing.T) { exerciseMaintain(ctx, t, newStore) })
 }
 
 // versionedKey marks a context of ExerciseVersioned.
@@ -49,7 +43,7 @@ type versionedKey struct{}
 // query, scan, index maintenance, the async queue, transactions, blind
 // puts) with every table's description
 // carrying its catalog Version, as the API's table cache gives them, on a
-// store that implements store.TableCache: a store may write differently
+// store: a store may write differently
 // when it can check the description it is given (pgstore's prepared
 // writes do). The parts that change tables under writers stay in
 // Exercise, where descriptions carry no version.

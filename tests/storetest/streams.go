@@ -11,23 +11,8 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/maintain"
 )
-
-// TTLSweeper is implemented by stores with a TTL sweeper: TTLSweep makes one
-// pass as of now and returns how many expired items it deleted.
-type TTLSweeper interface {
-	TTLSweep(ctx context.Context, now time.Time) (int, error)
-}
-
-// streamsOf returns the store's store.Streams side.
-func streamsOf(t testing.TB, s store.Store) store.Streams {
-	t.Helper()
-	st, ok := s.(store.Streams)
-	if !ok {
-		t.Fatalf("%T does not implement store.Streams", s)
-	}
-	return st
-}
 
 const streamLabel = "2026-01-01T00:00:00.000"
 
@@ -76,7 +61,7 @@ func exerciseStreams(ctx context.Context, t *testing.T, newStore func(t *testing
 	t.Run("ItemWrite", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		st := streamsOf(t, s)
+		st := s
 		tbl := createTable(ctx, t, s, withStream(newTable("st", key("pk", attr.TypeS), rkey("sk", attr.TypeN)), true, streamLabel))
 		k := attr.Item{"pk": attr.Str("a\x00b"), "sk": num(t, "1")}
 		v1 := attr.Item{"pk": attr.Str("a\x00b"), "sk": num(t, "1"), "v": attr.Str("one")}
@@ -145,7 +130,7 @@ func exerciseStreams(ctx context.Context, t *testing.T, newStore func(t *testing
 	t.Run("Disabled", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		st := streamsOf(t, s)
+		st := s
 		plain := createTable(ctx, t, s, newTable("plain", key("pk", attr.TypeS), nil))
 		off := createTable(ctx, t, s, withStream(newTable("off", key("pk", attr.TypeS), nil), false, streamLabel))
 		for _, tbl := range []*store.Table{plain, off} {
@@ -164,11 +149,8 @@ func exerciseStreams(ctx context.Context, t *testing.T, newStore func(t *testing
 	t.Run("ItemTransact", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		st := streamsOf(t, s)
-		txr, ok := s.(store.Transactor)
-		if !ok {
-			t.Skipf("%T does not implement store.Transactor", s)
-		}
+		st := s
+		txr := s
 		a := createTable(ctx, t, s, withStream(newTable("ta", key("pk", attr.TypeS), nil), true, streamLabel))
 		b := createTable(ctx, t, s, withStream(newTable("tb", key("pk", attr.TypeN), nil), true, streamLabel))
 		c := createTable(ctx, t, s, newTable("tc", key("pk", attr.TypeS), nil)) // no stream
@@ -223,7 +205,7 @@ func exerciseStreams(ctx context.Context, t *testing.T, newStore func(t *testing
 	t.Run("Concurrent", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		st := streamsOf(t, s)
+		st := s
 		tbl := createTable(ctx, t, s, withStream(newTable("conc", key("pk", attr.TypeS), nil,
 			store.Index{Name: "gsi", Global: true, Hash: key("g", attr.TypeS), Projection: store.Projection{Type: "ALL"}}),
 			true, streamLabel))
@@ -347,11 +329,7 @@ func exerciseStreams(ctx context.Context, t *testing.T, newStore func(t *testing
 	t.Run("TTL", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		st := streamsOf(t, s)
-		sw, ok := s.(TTLSweeper)
-		if !ok {
-			t.Fatalf("%T has no TTL sweeper", s)
-		}
+		st := s
 		tbl := withStream(newTable("ttl", key("pk", attr.TypeS), nil,
 			store.Index{Name: "gsi", Global: true, Hash: key("g", attr.TypeS), Projection: store.Projection{Type: "ALL"}}),
 			true, streamLabel)
@@ -386,7 +364,7 @@ func exerciseStreams(ctx context.Context, t *testing.T, newStore func(t *testing
 		put(ctx, t, s, other, item("x", sec(-time.Hour), true)) // TTL not enabled there
 		before := len(streamAll(ctx, t, st, tbl, streamLabel, 500))
 
-		n, err := sw.TTLSweep(ctx, now)
+		n, err := maintain.SweepTTL(ctx, s, now)
 		requireNoError(t, err, "TTLSweep")
 		requireEqual(t, n, expired, "items the sweep deleted")
 		for _, it := range keep {
@@ -412,10 +390,10 @@ func exerciseStreams(ctx context.Context, t *testing.T, newStore func(t *testing
 		}
 		// A second pass finds nothing; an item updated to a future TTL is
 		// not deleted.
-		n, err = sw.TTLSweep(ctx, now)
+		n, err = maintain.SweepTTL(ctx, s, now)
 		requireNoError(t, err, "TTLSweep again")
 		requireEqual(t, n, 0, "items the second sweep deleted")
-		n, err = sw.TTLSweep(ctx, now.Add(2*time.Hour))
+		n, err = maintain.SweepTTL(ctx, s, now.Add(2*time.Hour))
 		requireNoError(t, err, "TTLSweep later")
 		requireEqual(t, n, 1, "items a later sweep deleted (future)")
 	})

@@ -12,17 +12,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// transactor returns the store's store.Transactor side; every store must
-// implement it.
-func transactor(t testing.TB, s store.Store) store.Transactor {
-	t.Helper()
-	tx, ok := s.(store.Transactor)
-	if !ok {
-		t.Fatalf("%T does not implement store.Transactor", s)
-	}
-	return tx
-}
-
 // txTables creates the two tables of the transaction tests, each with a
 // global index on g (S, ALL):
 //
@@ -94,7 +83,7 @@ func withN(it attr.Item, n int) attr.Item {
 
 // transfer moves amt from the first target's n to the second's and bumps
 // both versions, in one ItemTransact.
-func transfer(ctx context.Context, tx store.Transactor, from, to store.TxTarget, amt int) error {
+func transfer(ctx context.Context, tx store.Transactions, from, to store.TxTarget, amt int) error {
 	return tx.ItemTransact(ctx, []store.TxTarget{from, to}, func(olds []attr.Item) ([]store.TxWrite, error) {
 		if len(olds) != 2 || olds[0] == nil || olds[1] == nil {
 			return nil, errorf("transfer: olds %v", olds)
@@ -112,7 +101,7 @@ func exerciseTransact(ctx context.Context, t *testing.T, newStore func(t *testin
 	t.Run("ItemTransact/AllOrNothing", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		tx := transactor(t, s)
+		tx := s
 		a, b := txTables(ctx, t, s)
 		a1 := attr.Item{"pk": attr.Str("p"), "sk": num(t, "1"), "g": attr.Str("x"), "v": attr.Str("a1")}
 		a2 := attr.Item{"pk": attr.Str("p"), "sk": num(t, "2"), "g": attr.Str("y"), "v": attr.Str("a2")}
@@ -158,7 +147,7 @@ func exerciseTransact(ctx context.Context, t *testing.T, newStore func(t *testin
 	t.Run("ItemTransact/Writes", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		tx := transactor(t, s)
+		tx := s
 		a, b := txTables(ctx, t, s)
 		a1 := attr.Item{"pk": attr.Str("p"), "sk": num(t, "1"), "g": attr.Str("x"), "v": attr.Str("a1")}
 		a2 := attr.Item{"pk": attr.Str("p"), "sk": num(t, "2"), "g": attr.Str("x"), "v": attr.Str("a2")}
@@ -234,7 +223,7 @@ func exerciseTransact(ctx context.Context, t *testing.T, newStore func(t *testin
 	t.Run("ItemGetMany/Snapshot", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		tx := transactor(t, s)
+		tx := s
 		a, _ := txTables(ctx, t, s)
 		const items, start = 10, 100
 		targets := make([]store.TxTarget, items)
@@ -314,7 +303,7 @@ func exerciseTransact(ctx context.Context, t *testing.T, newStore func(t *testin
 	t.Run("ItemTransact/Overlap", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		tx := transactor(t, s)
+		tx := s
 		a, b := txTables(ctx, t, s)
 		const start = 1000
 		var targets [4]store.TxTarget
@@ -376,7 +365,7 @@ func exerciseTransact(ctx context.Context, t *testing.T, newStore func(t *testin
 	t.Run("ItemTransactToken", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		tx := transactor(t, s)
+		tx := s
 		_, b := txTables(ctx, t, s)
 		acct := attr.Item{"id": attr.Str("acct"), "n": num(t, "100")}
 		b.put(ctx, t, s, acct)
@@ -467,7 +456,7 @@ func exerciseTransact(ctx context.Context, t *testing.T, newStore func(t *testin
 	t.Run("ItemTransact/TableGone", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		tx := transactor(t, s)
+		tx := s
 		a, b := txTables(ctx, t, s)
 		a1 := attr.Item{"pk": attr.Str("p"), "sk": num(t, "1"), "g": attr.Str("x")}
 		b1 := attr.Item{"id": attr.Str("b1"), "g": attr.Str("x")}

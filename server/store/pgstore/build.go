@@ -32,8 +32,6 @@ import (
 // flips it ACTIVE. A transient failure leaves the index CREATING for the
 // recovery worker; a permanent one removes it while it is still CREATING.
 
-var _ store.IndexBuilder = (*Store)(nil)
-
 // BuildApplicationName is the application_name of the builds' and the
 // recovery worker's connections.
 const BuildApplicationName = "dynamopg-build"
@@ -41,8 +39,6 @@ const BuildApplicationName = "dynamopg-build"
 const (
 	// buildHeartbeat is how often a running build stamps heartbeat_at.
 	buildHeartbeat = 2 * time.Second
-	// buildWaitPoll bounds IndexBuildWait's polling interval.
-	buildWaitPoll = 50 * time.Millisecond
 	// defaultRecoveryInterval applies when the setting cannot be read.
 	defaultRecoveryInterval = time.Minute
 	// buildPurgeDays: finished builds are forgotten after this many days.
@@ -114,30 +110,6 @@ func (s *Store) IndexBuildStart(ctx context.Context, t *store.Table, name string
 	}
 	s.buildGo(buildTarget{tableID: cur.ID, tableName: cur.Name, indexID: ix.ID, indexName: ix.Name})
 	return nil
-}
-
-// IndexBuildWait polls until the index is not CREATING (ACTIVE, or gone).
-func (s *Store) IndexBuildWait(ctx context.Context, t *store.Table, name string) error {
-	delay := time.Millisecond
-	for {
-		cur, err := s.TableGet(ctx, t.Name)
-		if errors.Is(err, store.ErrTableNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		ix := cur.Index(name)
-		if cur.ID != t.ID || ix == nil || ix.Status != store.StatusCreating {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("pgstore: index build wait: %w", ctx.Err())
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, buildWaitPoll)
-	}
 }
 
 // buildGo runs the build of b in a goroutine unless this store already

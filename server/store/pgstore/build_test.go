@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/maintain"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 )
 
@@ -72,7 +73,7 @@ func waitIndex(t testing.TB, s *pgstore.Store, tb *store.Table, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := s.IndexBuildWait(ctx, tb, name); err != nil {
+	if err := maintain.IndexBuildWait(ctx, s, tb, name); err != nil {
 		t.Fatal(err)
 	}
 }

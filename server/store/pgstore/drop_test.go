@@ -399,7 +399,7 @@ func TestSweepOrphans(t *testing.T) {
 	// must wait for the test's own transaction only (a recovery or TTL
 	// pass still running under a loaded machine held Sweep's third pass
 	// back once in CI).
-	s := openStore(t, url, pgstore.Options{Workers: -1, SweepInterval: -1, RecoveryInterval: -1, TTLInterval: -1})
+	s := openStore(t, url, pgstore.Options{Workers: -1, SweepInterval: -1, RecoveryInterval: -1})
 	keep := queuedTable(t, s, "keep")
 
 	orphan := func(name string) *store.Table {

@@ -7,8 +7,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-var _ store.OpsStatser = (*Store)(nil)
-
 // opsMaxBuilds bounds the builds OpsStats reports (running first, then the
 // latest finished), as `dynamopg status --builds` does.
 const opsMaxBuilds = 100

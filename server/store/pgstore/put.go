@@ -14,8 +14,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-var _ store.BlindWriter = (*Store)(nil)
-
 // ItemPut writes item whole in one round trip (putStatement: the table's
 // prepared statements, pipelined, or dynamopg.item_put): no BEGIN, lock,
 // write and COMMIT round trips. Deadlocks and serialization failures
@@ -109,15 +107,13 @@ func (s *Store) blindWrite(ctx context.Context, op string, t *store.Table, stmt 
 	return old, nil
 }
 
-var _ store.BlindBatchWriter = (*Store)(nil)
-
-// ItemWriteBlindMany runs every op's put or remove (putStatement,
+// ItemWriteMany runs every op's put or remove (putStatement,
 // removeStatement) in one pipeline: one round trip and one implicit
 // transaction, in lockOrder (table id, then key) so that two batches never
 // wait on each other in a cycle.
 // Deadlocks with other writers and serialization failures are retried as
 // ItemWrite retries them.
-func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]attr.Item, error) {
+func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.Item, error) {
 	targets := make([]store.TxTarget, len(ops))
 	for i, o := range ops {
 		targets[i] = store.TxTarget{Table: o.Table, Key: o.Key}
@@ -142,7 +138,7 @@ func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]
 		}
 	}
 	var olds []attr.Item
-	err := s.retryTx(ctx, "item write blind many", []any{"ops", len(ops)}, func() (bool, error) {
+	err := s.retryTx(ctx, "item write many", []any{"ops", len(ops)}, func() (bool, error) {
 		b := &pgx.Batch{}
 		raws := make([][]byte, len(order))
 		var dest []any
@@ -150,7 +146,7 @@ func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]
 			dest = st.queue(b, dest, &raws[i])
 		}
 		if err := s.sendBatch(ctx, b, dest); err != nil {
-			return retryable(err), wrap("item write blind many", err)
+			return retryable(err), wrap("item write many", err)
 		}
 		if slices.ContainsFunc(stmts, func(w itemWrite) bool { return w.enqueues }) {
 			s.wakeWorkers()

@@ -9,8 +9,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-var _ store.Queue = (*Store)(nil)
-
 // queueWaitPoll bounds QueueWait's polling interval.
 const queueWaitPoll = 50 * time.Millisecond
 

@@ -477,7 +477,7 @@ func TestQueueWake(t *testing.T) {
 			return err
 		},
 		"batch": func(k string) error {
-			_, err := s.ItemWriteBlindMany(ctx, []store.BlindOp{{Table: tb, Key: attr.Item{"pk": attr.Str(k)}, Put: item(k)}})
+			_, err := s.ItemWriteMany(ctx, []store.WriteOp{{Table: tb, Key: attr.Item{"pk": attr.Str(k)}, Put: item(k)}})
 			return err
 		},
 		"transact": func(k string) error {

@@ -8,12 +8,6 @@ import (
 	"strings"
 
 	"github.com/dynamopg/dynamopg"
-	"github.com/dynamopg/dynamopg/server/store"
-)
-
-var (
-	_ store.PoolStatser   = (*Store)(nil)
-	_ store.SchemaChecker = (*Store)(nil)
 )
 
 // PoolStats reports the pgxpool's numbers (pgxpool.Stat).

@@ -40,11 +40,6 @@ type Options struct {
 	// recovery_interval_ms (default 60 s) when 0, no worker when negative.
 	// It also makes a pass as soon as Open starts it.
 	RecoveryInterval time.Duration
-	// TTLInterval is the interval of the TTL sweeper (stream.go), which
-	// deletes expired items of the tables with TTL enabled:
-	// DefaultTTLInterval when 0, no sweeper when negative. The stream
-	// records' trim loop runs whenever Open starts the store's workers.
-	TTLInterval time.Duration
 }
 
 // DefaultWorkers is the number of queue workers Open starts by default.
@@ -84,9 +79,6 @@ type Store struct {
 	// The online index builds and their recovery worker (build.go,
 	// build_recovery.go); Close stops them.
 	builds builds
-
-	// The stream trim loop and the TTL sweeper (stream.go); Close stops them.
-	streamLoops streamLoops
 
 	// The table cache and its catalog listener (tablecache.go); Close stops
 	// the listener.
@@ -151,7 +143,6 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.RecoveryInterval >= 0 {
 		s.startRecovery(opts.RecoveryInterval)
 	}
-	s.startStreamLoops(opts.TTLInterval)
 	s.startCatalogListener(cfg.ConnConfig)
 	return s, nil
 }
@@ -189,7 +180,6 @@ func (s *Store) Close() {
 		s.listener.Wait()
 	}
 	s.builds.stop()
-	s.stopStreamLoops()
 	if s.stopSweeper != nil {
 		s.stopSweeper()
 		s.sweeper.Wait()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math/big"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -16,21 +15,8 @@ import (
 
 // Streams: item_insert, item_replace and item_delete (sql/functions/items.sql)
 // write the records through dynamopg.stream_write (stream.sql) in the
-// writer's transaction; this file reads and trims them, and runs the two
-// background loops of streams and TTL: the trim (StreamRetention, every
-// streamTrimInterval and once at Open) and the TTL sweeper.
-
-var _ store.Streams = (*Store)(nil)
-
-const (
-	// StreamRetention is how long stream records are kept.
-	StreamRetention = 24 * time.Hour
-	// streamTrimInterval is the interval of the trim loop.
-	streamTrimInterval = time.Hour
-	// DefaultTTLInterval is the TTL sweeper's interval unless
-	// Options.TTLInterval sets one.
-	DefaultTTLInterval = 30 * time.Second
-)
+// writer's transaction; this file reads and trims them, and lists the TTL
+// sweeper's candidates (the loops are store/maintain's).
 
 // StreamRead returns up to limit records of the table's stream label with
 // Seq > after, in Seq order. Seqs of one table become visible in increasing
@@ -85,26 +71,15 @@ func (s *Store) StreamTrim(ctx context.Context, before time.Time) error {
 	return nil
 }
 
-// TTLSweep makes one pass of the TTL sweeper as of now: for every table
-// with TTL enabled it deletes, TTLBatch at a time, the items whose TTL
-// attribute is a Number of epoch seconds before now (and not more than five
-// years before: store.TTLWindow), each through ItemWrite under
-// store.WithTTLDelete after re-checking it under the row lock, so indexes
-// are maintained and the stream records a service deletion. It returns how
-// many items it deleted.
-func (s *Store) TTLSweep(ctx context.Context, now time.Time) (int, error) {
-	return store.TTLSweepTables(ctx, s, now, s.ttlCandidates)
-}
-
-// ttlCandidates lists up to TTLBatch keys of items of t that look expired.
-func (s *Store) ttlCandidates(ctx context.Context, t *store.Table, name string, now time.Time) ([]attr.Item, error) {
+// ItemExpiredKeys lists up to limit keys of items of t that look expired.
+func (s *Store) ItemExpiredKeys(ctx context.Context, t *store.Table, name string, now time.Time, limit int) ([]attr.Item, error) {
 	lo, hi := store.TTLWindow(now)
 	raws, err := s.q.TTLExpiredKeys(ctx, s.pool, gen.TTLExpiredKeysParams{
 		TableID:  t.ID,
 		AttrName: escapeString(name),
 		Lo:       pgtype.Numeric{Int: big.NewInt(lo), Valid: true},
 		Hi:       pgtype.Numeric{Int: big.NewInt(hi), Valid: true},
-		MaxItems: store.TTLBatch,
+		MaxItems: int32(min(limit, 1<<30)),
 	})
 	if err != nil {
 		return nil, wrap("ttl sweep", err)
@@ -121,64 +96,4 @@ func escapeString(name string) string {
 		return name
 	}
 	return out
-}
-
-// streamLoops are the trim loop and the TTL sweeper Open starts.
-type streamLoops struct {
-	stop context.CancelFunc
-	wg   sync.WaitGroup
-}
-
-// startStreamLoops starts the trim loop (a pass now, then every
-// streamTrimInterval) and, unless ttlInterval is negative, the TTL sweeper
-// (every ttlInterval, DefaultTTLInterval when 0).
-func (s *Store) startStreamLoops(ttlInterval time.Duration) {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.streamLoops.stop = cancel
-	s.streamLoops.wg.Go(func() {
-		s.every(ctx, 0, streamTrimInterval, func() {
-			if err := s.StreamTrim(ctx, time.Now().Add(-StreamRetention)); err != nil && ctx.Err() == nil {
-				s.log.WarnContext(ctx, "stream trim failed", "err", err)
-			}
-		})
-	})
-	if ttlInterval < 0 {
-		return
-	}
-	if ttlInterval == 0 {
-		ttlInterval = DefaultTTLInterval
-	}
-	s.streamLoops.wg.Go(func() {
-		s.every(ctx, ttlInterval, ttlInterval, func() {
-			n, err := s.TTLSweep(ctx, time.Now())
-			if err != nil && ctx.Err() == nil {
-				s.log.WarnContext(ctx, "ttl sweep: pass incomplete", "err", err, "deleted", n)
-			} else if n > 0 {
-				s.log.DebugContext(ctx, "ttl sweep", "deleted", n)
-			}
-		})
-	})
-}
-
-// stopStreamLoops stops the loops and waits for them.
-func (s *Store) stopStreamLoops() {
-	if s.streamLoops.stop != nil {
-		s.streamLoops.stop()
-		s.streamLoops.wg.Wait()
-	}
-}
-
-// every runs fn after first, then every interval, until ctx ends.
-func (s *Store) every(ctx context.Context, first, interval time.Duration, fn func()) {
-	t := time.NewTimer(first)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		fn()
-		t.Reset(interval)
-	}
 }

@@ -83,8 +83,6 @@ func (c *tableCache) setLive(live bool) {
 	c.entries = nil
 }
 
-var _ store.TableCache = (*Store)(nil)
-
 // TableGetCached returns a table's description for an item operation, from
 // the cache when it holds it (cached), with its catalog version set. The
 // caller must not modify it.

@@ -14,8 +14,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-var _ store.Transactor = (*Store)(nil)
-
 // txTarget is one target of ItemTransact as the functions take it.
 type txTarget struct {
 	t   *store.Table

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,9 +29,6 @@ func (s *Store) ItemTransactToken(ctx context.Context, targets []store.TxTarget,
 		replayed = rep
 		return retry, err
 	})
-	if err == nil && !replayed {
-		s.purgeTokens(ctx, tok)
-	}
 	return replayed, err
 }
 
@@ -62,29 +58,13 @@ func (s *Store) claimToken(ctx context.Context, tx pgx.Tx, tok *store.TxToken) (
 	return false, nil
 }
 
-// tokenPurgeEvery spaces the deletes of forgotten tokens.
-const tokenPurgeEvery = time.Minute
-
-// lastTokenPurge is when this process last purged forgotten tokens (unix ns).
-var lastTokenPurge atomic.Int64
-
-// purgeTokens deletes forgotten tokens, at most once per tokenPurgeEvery in
-// this process; best effort (a failure only leaves rows that claims take
-// over anyway).
-func (s *Store) purgeTokens(ctx context.Context, tok store.TxToken) {
-	now := time.Now().UnixNano()
-	last := lastTokenPurge.Load()
-	if now-last < int64(tokenPurgeEvery) || !lastTokenPurge.CompareAndSwap(last, now) {
-		return
-	}
-	n, err := s.q.TxTokenPurge(context.WithoutCancel(ctx), s.pool, gen.TxTokenPurgeParams{
-		ExpiredBefore: pgtype.Timestamptz{Time: tok.Expired(), Valid: true},
+// TxTokenPurge deletes the tokens recorded at or before `before`.
+func (s *Store) TxTokenPurge(ctx context.Context, before time.Time) (int64, error) {
+	n, err := s.q.TxTokenPurge(ctx, s.pool, gen.TxTokenPurgeParams{
+		ExpiredBefore: pgtype.Timestamptz{Time: before, Valid: true},
 	})
 	if err != nil {
-		s.log.WarnContext(ctx, "purge transaction tokens", "err", err)
-		return
+		return 0, wrap("purge transaction tokens", err)
 	}
-	if n > 0 {
-		s.log.DebugContext(ctx, "purged transaction tokens", "rows", n)
-	}
+	return n, nil
 }

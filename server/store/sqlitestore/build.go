@@ -47,8 +47,6 @@ import (
 // with backoff. An item that cannot be decoded is a permanent failure: the
 // index is removed while it is still CREATING and the reason logged.
 
-var _ store.IndexBuilder = (*Store)(nil)
-
 // defaultBuildPage is the number of items a build page indexes.
 const defaultBuildPage = 256
 
@@ -59,7 +57,6 @@ type builds struct {
 	stop    context.CancelFunc
 	running map[int64]bool // index id -> a build goroutine runs
 	wg      sync.WaitGroup
-	changed notifier // broadcast when a build ends (ACTIVE, gone or stopped)
 }
 
 // errUnindexable marks a build failure that would recur on retry.
@@ -83,32 +80,6 @@ func (s *Store) IndexBuildStart(ctx context.Context, t *store.Table, indexName s
 	return nil
 }
 
-// IndexBuildWait returns once the index is no longer CREATING (ACTIVE, or
-// gone, with its table or alone), or with ctx's error.
-func (s *Store) IndexBuildWait(ctx context.Context, t *store.Table, indexName string) error {
-	const poll = 50 * time.Millisecond // builds of another process
-	for {
-		ended := s.builds.changed.wait()
-		cur, err := catalogByID(ctx, s.reader, t.ID)
-		if errors.Is(err, store.ErrTableNotFound) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("index build wait of %q: %w", t.Name, err)
-		}
-		ix := cur.Index(indexName)
-		if ix == nil || ix.Status != store.StatusCreating {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("index build wait of %q index %q: %w", t.Name, indexName, ctx.Err())
-		case <-ended:
-		case <-time.After(poll):
-		}
-	}
-}
-
 // startBuild runs the build of one index unless this process runs it already.
 func (s *Store) startBuild(tableID, indexID int64, table, index string) {
 	b := &s.builds
@@ -123,7 +94,6 @@ func (s *Store) startBuild(tableID, indexID int64, table, index string) {
 			b.mu.Lock()
 			delete(b.running, indexID)
 			b.mu.Unlock()
-			b.changed.broadcast()
 		}()
 		s.runBuild(b.ctx, tableID, indexID, table, index)
 	})

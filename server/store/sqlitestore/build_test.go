@@ -14,6 +14,7 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/maintain"
 	"github.com/dynamopg/dynamopg/server/store/sqlitestore"
 	"github.com/dynamopg/dynamopg/tests/storetest"
 )
@@ -170,7 +171,7 @@ func TestBuildResumesAtOpen(t *testing.T) {
 			defer s.Close()
 			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			if err := s.IndexBuildWait(wctx, out, "g"); err != nil {
+			if err := maintain.IndexBuildWait(wctx, s, out, "g"); err != nil {
 				t.Fatal(err)
 			}
 			requireIndexEqualsTable(t, s, "resume", "g")
@@ -284,7 +285,7 @@ func BenchmarkBuildCost(b *testing.B) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := s.IndexBuildWait(wctx, out, "g"); err != nil {
+	if err := maintain.IndexBuildWait(wctx, s, out, "g"); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(start)

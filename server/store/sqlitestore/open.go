@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -33,10 +32,6 @@ type Options struct {
 	// BuildPageSize is how many items one page of an online index build
 	// indexes in one write transaction (build.go); 0 means 256.
 	BuildPageSize int
-	// TTLInterval is the interval of the TTL sweeper (stream.go), which
-	// deletes expired items of the tables with TTL enabled:
-	// DefaultTTLInterval when 0, no sweeper when negative.
-	TTLInterval time.Duration
 }
 
 // NoQueueWorkers, as Options.QueueWorkers, disables the queue workers.
@@ -63,9 +58,6 @@ type Store struct {
 	builds     builds
 	buildPage  int
 	buildStats buildStats // their progress, for OpsStats
-
-	// The stream trim loop and the TTL sweeper (stream.go).
-	streamLoops streamLoops
 
 	// The group committer of item writes (group.go).
 	groups writeGroups
@@ -155,7 +147,6 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlitestore: %s: %w", dsn, err)
 	}
-	s.startStreamLoops(opts.TTLInterval)
 	log.InfoContext(ctx, "sqlite store open", "dsn", dsn, "memory", memory, "queueWorkers", s.workers)
 	return s, nil
 }
@@ -187,7 +178,6 @@ func (s *Store) Ping(ctx context.Context) error {
 // for the next Open), and releases the database handles.
 func (s *Store) Close() {
 	s.stopGroups()
-	s.stopStreamLoops()
 	s.stopBuilds()
 	s.stopWorkers()
 	if s.reader != s.writer {

@@ -12,8 +12,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-var _ store.OpsStatser = (*Store)(nil)
-
 // maxBuildStats bounds the finished builds OpsStats keeps reporting.
 const maxBuildStats = 100
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/maintain"
 	"github.com/dynamopg/dynamopg/server/store/sqlitestore"
 )
 
@@ -80,7 +81,7 @@ func TestOpsStats(t *testing.T) {
 	if err := s.IndexBuildStart(ctx, cur, "g"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.IndexBuildWait(ctx, cur, "g"); err != nil {
+	if err := maintain.IndexBuildWait(ctx, s, cur, "g"); err != nil {
 		t.Fatal(err)
 	}
 	st = opsStats(t, s)

@@ -8,8 +8,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-var _ store.BlindWriter = (*Store)(nil)
-
 // ItemPut is ItemWrite with a fn that keeps item whatever was there: the
 // single writer makes it one transaction either way.
 func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (attr.Item, error) {
@@ -21,11 +19,9 @@ func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (
 	return s.ItemWrite(ctx, t, key, func(attr.Item) (attr.Item, error) { return nil, nil })
 }
 
-var _ store.BlindBatchWriter = (*Store)(nil)
-
-// ItemWriteBlindMany writes every op in one write transaction (shared with
+// ItemWriteMany writes every op in one write transaction (shared with
 // the other item writes waiting, see group.go): all of them or none.
-func (s *Store) ItemWriteBlindMany(ctx context.Context, ops []store.BlindOp) ([]attr.Item, error) {
+func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.Item, error) {
 	olds := make([]attr.Item, len(ops))
 	err := s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
 		for i, o := range ops {

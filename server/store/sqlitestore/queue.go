@@ -15,8 +15,6 @@ import (
 // indexes inserts a row naming the item into index_queue in that same
 // transaction (target.enqueue); the workers of worker.go apply the rows.
 
-var _ store.Queue = (*Store)(nil)
-
 // enqueue names the target's item in index_queue. A row already pending for
 // the item stands for this write too: it has not been applied yet, and
 // applying it reads the item's state as of then.

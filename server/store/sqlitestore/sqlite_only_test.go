@@ -9,6 +9,7 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/maintain"
 )
 
 // Behaviour of this store beyond the shared contract suite.
@@ -94,7 +95,7 @@ func TestTableUpdateBackfill(t *testing.T) {
 	if err := s.IndexBuildStart(ctx, out, "g"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.IndexBuildWait(ctx, out, "g"); err != nil {
+	if err := maintain.IndexBuildWait(ctx, s, out, "g"); err != nil {
 		t.Fatal(err)
 	}
 	if out, err = s.TableGet(ctx, "bf"); err != nil {

@@ -5,12 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/dynamopg/dynamopg/server/store"
-)
-
-var (
-	_ store.PoolStatser   = (*Store)(nil)
-	_ store.SchemaChecker = (*Store)(nil)
 )
 
 // PoolStats reports database/sql's numbers of the writer connection and, for

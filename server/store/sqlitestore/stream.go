@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
@@ -13,21 +12,8 @@ import (
 
 // Streams: apply (write.go) writes one stream_records row per change of an
 // item of a table whose stream is enabled, in the change's transaction;
-// this file reads and trims them and runs the background loops of streams
-// and TTL: the trim (StreamRetention, every streamTrimInterval and once at
-// Open) and the TTL sweeper.
-
-var _ store.Streams = (*Store)(nil)
-
-const (
-	// StreamRetention is how long stream records are kept.
-	StreamRetention = 24 * time.Hour
-	// streamTrimInterval is the interval of the trim loop.
-	streamTrimInterval = time.Hour
-	// DefaultTTLInterval is the TTL sweeper's interval unless
-	// Options.TTLInterval sets one.
-	DefaultTTLInterval = 30 * time.Second
-)
+// this file reads and trims them and lists the TTL sweeper's candidates
+// (the loops are store/maintain's).
 
 // streamRecord records the change of the target to neu when its table's
 // stream is enabled (the definition read in this transaction decides):
@@ -146,21 +132,10 @@ func (s *Store) StreamTrim(ctx context.Context, before time.Time) error {
 	return nil
 }
 
-// TTLSweep makes one pass of the TTL sweeper as of now: for every table
-// with TTL enabled it deletes, TTLBatch at a time, the items whose TTL
-// attribute is a Number of epoch seconds before now (and not more than five
-// years before: store.TTLWindow), each through ItemWrite under
-// store.WithTTLDelete after re-checking it under the write lock, so indexes
-// are maintained and the stream records a service deletion. It returns how
-// many items it deleted.
-func (s *Store) TTLSweep(ctx context.Context, now time.Time) (int, error) {
-	return store.TTLSweepTables(ctx, s, now, s.ttlCandidates)
-}
-
-// ttlCandidates lists up to TTLBatch keys of items of t that look expired.
+// ItemExpiredKeys lists up to limit keys of items of t that look expired.
 // json_each walks the item's top-level attributes, so the attribute name is
 // compared, never spliced into a JSON path.
-func (s *Store) ttlCandidates(ctx context.Context, t *store.Table, name string, now time.Time) ([]attr.Item, error) {
+func (s *Store) ItemExpiredKeys(ctx context.Context, t *store.Table, name string, now time.Time, limit int) ([]attr.Item, error) {
 	lo, hi := store.TTLWindow(now)
 	var out []attr.Item
 	err := s.inRead(ctx, func(tx *sql.Tx) error {
@@ -169,7 +144,7 @@ SELECT d.item FROM %s d, json_each(CAST(d.item AS TEXT)) a
  WHERE a.key = ? AND json_type(a.value, '$.N') = 'text'
    AND CAST(json_extract(a.value, '$.N') AS REAL) >= ?
    AND CAST(json_extract(a.value, '$.N') AS REAL) < ?
- LIMIT ?`, dataTable(t.ID)), name, lo, hi, store.TTLBatch)
+ LIMIT ?`, dataTable(t.ID)), name, lo, hi, limit)
 		if err != nil {
 			return explain(ctx, tx, t, nil, "ttl sweep of", err)
 		}
@@ -191,62 +166,4 @@ SELECT d.item FROM %s d, json_each(CAST(d.item AS TEXT)) a
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
 	return out, nil
-}
-
-// streamLoops are the trim loop and the TTL sweeper Open starts.
-type streamLoops struct {
-	stop context.CancelFunc
-	wg   sync.WaitGroup
-}
-
-// startStreamLoops starts the trim loop (a pass now, then every
-// streamTrimInterval) and, unless ttlInterval is negative, the TTL sweeper
-// (every ttlInterval, DefaultTTLInterval when 0).
-func (s *Store) startStreamLoops(ttlInterval time.Duration) {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.streamLoops.stop = cancel
-	s.streamLoops.wg.Go(func() {
-		every(ctx, 0, streamTrimInterval, func() {
-			if err := s.StreamTrim(ctx, time.Now().Add(-StreamRetention)); err != nil && ctx.Err() == nil {
-				s.log.WarnContext(ctx, "sqlite store: stream trim failed", "err", err)
-			}
-		})
-	})
-	if ttlInterval < 0 {
-		return
-	}
-	if ttlInterval == 0 {
-		ttlInterval = DefaultTTLInterval
-	}
-	s.streamLoops.wg.Go(func() {
-		every(ctx, ttlInterval, ttlInterval, func() {
-			n, err := s.TTLSweep(ctx, time.Now())
-			if err != nil && ctx.Err() == nil {
-				s.log.WarnContext(ctx, "sqlite store: ttl sweep incomplete", "err", err, "deleted", n)
-			}
-		})
-	})
-}
-
-// stopStreamLoops stops the loops and waits for them.
-func (s *Store) stopStreamLoops() {
-	if s.streamLoops.stop != nil {
-		s.streamLoops.stop()
-		s.streamLoops.wg.Wait()
-	}
-}
-
-// every runs fn after first, then every interval, until ctx ends.
-func every(ctx context.Context, first, interval time.Duration, fn func()) {
-	t := time.NewTimer(first)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		fn()
-		t.Reset(interval)
-	}
 }

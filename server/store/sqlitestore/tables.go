@@ -88,6 +88,16 @@ func (s *Store) TableGet(ctx context.Context, name string) (*store.Table, error)
 	return catalogByName(ctx, s.reader, name)
 }
 
+// TableGetCached is TableGet: this store keeps no table cache (its writes
+// read the definition inside their transaction), so cached is false.
+func (s *Store) TableGetCached(ctx context.Context, name string) (*store.Table, bool, error) {
+	t, err := s.TableGet(ctx, name)
+	return t, false, err
+}
+
+// TableForget does nothing: there is no cache.
+func (s *Store) TableForget(string) {}
+
 // TableList returns up to limit table names in byte order after `after`
 // (limit <= 0: all of them).
 func (s *Store) TableList(ctx context.Context, after string, limit int) ([]string, error) {

@@ -10,8 +10,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-var _ store.Transactor = (*Store)(nil)
-
 // ItemTransact changes several items in one write transaction. The write
 // connection's BEGIN IMMEDIATE takes the database write lock up front, so
 // every target is locked at once (no per-item lock order to get wrong) and fn

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
@@ -57,25 +56,27 @@ func (s *Store) ItemTransactToken(ctx context.Context, targets []store.TxTarget,
 			tok.Token, tok.Hash, tok.Now.UnixNano()); err != nil {
 			return fmt.Errorf("transact: record token: %w", err)
 		}
-		if purgeDue() {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM tx_tokens WHERE created_at <= ?`, tok.Expired().UnixNano()); err != nil {
-				return fmt.Errorf("transact: purge tokens: %w", err)
-			}
-		}
 		return nil
 	})
 	return replayed, err
 }
 
-// tokenPurgeEvery spaces the deletes of forgotten tokens.
-const tokenPurgeEvery = time.Minute
-
-// lastTokenPurge is when this process last purged forgotten tokens (unix ns).
-var lastTokenPurge atomic.Int64
-
-// purgeDue reports whether this call should purge forgotten tokens.
-func purgeDue() bool {
-	now := time.Now().UnixNano()
-	last := lastTokenPurge.Load()
-	return now-last >= int64(tokenPurgeEvery) && lastTokenPurge.CompareAndSwap(last, now)
+// TxTokenPurge deletes the tokens recorded at or before `before`.
+func (s *Store) TxTokenPurge(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.inWrite(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, tokensSchema); err != nil {
+			return fmt.Errorf("token table: %w", err)
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM tx_tokens WHERE created_at <= ?`, before.UnixNano())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlitestore: purge transaction tokens: %w", err)
+	}
+	return n, nil
 }
