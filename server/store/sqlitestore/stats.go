@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-
 )
 
 // PoolStats reports database/sql's numbers of the writer connection and, for
