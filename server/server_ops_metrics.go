@@ -19,21 +19,26 @@ const (
 	opsStatsMaxAge = time.Second
 )
 
-// opsStatser is the part of the store the background-work families read
-// (store.Admin's OpsStats).
-type opsStatser interface {
-	OpsStats(ctx context.Context) (*store.OpsStats, error)
+// opsBuilds bounds the index builds a scrape reports (running first, then
+// the latest finished), as `dynamopg status --builds` does.
+const opsBuilds = 100
+
+// statuser is the part of the store the background-work families read
+// (store.Admin's Status).
+type statuser interface {
+	Status(ctx context.Context, in store.StatusInput) (*store.Status, error)
 }
 
-// opsStatsCache reads the store's OpsStats at most once per opsStatsMaxAge.
+// opsStatsCache reads the store's Status (without its tables) at most once
+// per opsStatsMaxAge.
 type opsStatsCache struct {
-	src opsStatser
+	src statuser
 	mu  sync.Mutex
 	at  time.Time
-	st  *store.OpsStats // nil when the last read failed
+	st  *store.Status // nil when the last read failed
 }
 
-func (c *opsStatsCache) get() *store.OpsStats {
+func (c *opsStatsCache) get() *store.Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.at.IsZero() && time.Since(c.at) < opsStatsMaxAge {
@@ -41,7 +46,7 @@ func (c *opsStatsCache) get() *store.OpsStats {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opsStatsTimeout)
 	defer cancel()
-	st, err := c.src.OpsStats(ctx)
+	st, err := c.src.Status(ctx, store.StatusInput{MaxBuilds: opsBuilds})
 	if err != nil {
 		st = nil
 	}
@@ -52,28 +57,28 @@ func (c *opsStatsCache) get() *store.OpsStats {
 // registerOpsStats exposes the store's background work: the queue, the
 // index builds and the stream records (database-wide numbers, the ones
 // `dynamopg status` shows), absent when the database does not answer.
-func registerOpsStats(reg *metrics.Registry, src opsStatser) {
+func registerOpsStats(reg *metrics.Registry, src statuser) {
 	c := &opsStatsCache{src: src}
-	queue := func(v func(q store.QueueStat) float64) func() []metrics.Sample {
+	queue := func(v func(q store.QueueStatus) float64) func() []metrics.Sample {
 		return func() []metrics.Sample {
 			st := c.get()
 			if st == nil {
 				return nil
 			}
-			return []metrics.Sample{{Value: v(st.Queue)}}
+			return []metrics.Sample{{Value: v(queueTotal(st.Queue))}}
 		}
 	}
 	reg.NewGaugeFunc("dynamopg_index_queue_depth",
 		"Pending rows of the asynchronous index propagation queue (all tables); absent when the database does not answer within 2 s.",
-		queue(func(q store.QueueStat) float64 { return float64(q.Depth) }))
+		queue(func(q store.QueueStatus) float64 { return float64(q.Depth) }))
 	reg.NewGaugeFunc("dynamopg_index_queue_oldest_age_seconds",
 		"Age of the oldest pending row of the index propagation queue (the apply lag); 0 when the queue is empty.",
-		queue(func(q store.QueueStat) float64 { return q.OldestAge }))
+		queue(func(q store.QueueStatus) float64 { return q.OldestS }))
 	reg.NewGaugeFunc("dynamopg_index_queue_passed_over",
 		"Queue rows set aside now because their item could not be locked (PostgreSQL; always 0 on SQLite).",
-		queue(func(q store.QueueStat) float64 { return float64(q.PassedOver) }))
+		queue(func(q store.QueueStatus) float64 { return float64(q.PassedOver) }))
 
-	builds := func(v func(b store.BuildStat) (float64, bool)) func() []metrics.Sample {
+	builds := func(v func(b store.BuildStatus) (float64, bool)) func() []metrics.Sample {
 		return func() []metrics.Sample {
 			st := c.get()
 			if st == nil {
@@ -90,10 +95,10 @@ func registerOpsStats(reg *metrics.Registry, src opsStatser) {
 	}
 	reg.NewGaugeFunc("dynamopg_index_build_rows_done",
 		"Rows an online index build has backfilled (running builds and finished ones still recorded).",
-		builds(func(b store.BuildStat) (float64, bool) { return float64(b.RowsDone), true }), "table", "index")
+		builds(func(b store.BuildStatus) (float64, bool) { return float64(b.RowsDone), true }), "table", "index")
 	reg.NewGaugeFunc("dynamopg_index_build_table_rows_estimate",
 		"Estimated rows of the table an index build reads (the whole of rows_done); absent when unknown.",
-		builds(func(b store.BuildStat) (float64, bool) { return float64(b.TableRows), b.TableRows >= 0 }), "table", "index")
+		builds(func(b store.BuildStatus) (float64, bool) { return float64(b.TableRows), b.TableRows >= 0 }), "table", "index")
 	reg.NewGaugeFunc("dynamopg_index_build_phase",
 		"1 for the current phase of each index build (allocating, barrier, backfill, sweep, active, failed).",
 		func() []metrics.Sample {
@@ -117,6 +122,18 @@ func registerOpsStats(reg *metrics.Registry, src opsStatser) {
 			}
 			return []metrics.Sample{{Value: float64(st.StreamRecords)}}
 		})
+}
+
+// queueTotal is the queue of every table: rows pending and passed over,
+// and the oldest row's age.
+func queueTotal(qs []store.QueueStatus) store.QueueStatus {
+	var t store.QueueStatus
+	for _, q := range qs {
+		t.Depth += q.Depth
+		t.PassedOver += q.PassedOver
+		t.OldestS = max(t.OldestS, q.OldestS)
+	}
+	return t
 }
 
 // registerProcessCounters exposes the work counted in this process.

@@ -11,23 +11,23 @@ import (
 )
 
 type fakeOps struct {
-	st    *store.OpsStats
+	st    *store.Status
 	err   error
 	calls int
 }
 
-func (f *fakeOps) OpsStats(context.Context) (*store.OpsStats, error) {
+func (f *fakeOps) Status(context.Context, store.StatusInput) (*store.Status, error) {
 	f.calls++
 	return f.st, f.err
 }
 
 func TestOpsStatsMetrics(t *testing.T) {
-	src := &fakeOps{st: &store.OpsStats{
-		Builds: []store.BuildStat{
+	src := &fakeOps{st: &store.Status{
+		Builds: []store.BuildStatus{
 			{Table: "T", Index: "g1", Phase: "backfill", RowsDone: 512, TableRows: 1000},
 			{Table: "T", Index: "g0", Phase: "active", RowsDone: 7, TableRows: -1},
 		},
-		Queue:         store.QueueStat{Depth: 3, PassedOver: 1, OldestAge: 2.5},
+		Queue:         []store.QueueStatus{{Table: "T", Depth: 2, PassedOver: 1, OldestS: 2.5}, {Table: "U", Depth: 1, OldestS: 0.5}},
 		StreamRecords: 42,
 	}}
 	reg := metrics.NewRegistry()

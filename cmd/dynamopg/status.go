@@ -1,15 +1,15 @@
 package main
 
-// `dynamopg status`: what an operator asks first. For PostgreSQL the tables
-// with their estimated items and indexes, the index builds with a progress
-// bar (dynamopg.index_build_status: rows done of the table's estimated rows,
-// rate, ETA), the propagation queue's depth and the recovery worker's state;
-// the SQL is queries/status.sql. For SQLite a subset: tables, indexes and
-// the queue (SQLite records no build progress).
+// `dynamopg status`: what an operator asks first, read through the store
+// contract (store.Admin.Status) on a read-only store. For PostgreSQL the
+// tables with their estimated items and indexes, the index builds with a
+// progress bar (rows done of the table's estimated rows, rate, ETA), the
+// propagation queue's depth and the recovery worker's state. For SQLite a
+// subset: tables with exact counts, indexes and the queue (SQLite records
+// no build progress in the file).
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -20,80 +20,26 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
-	_ "modernc.org/sqlite"
-
-	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// statusReport is one sample of the numbers, printed as text or JSON.
+// statusReport is one sample of the store's Status, printed as text or
+// JSON; builds carry the rates and ETAs computed here from two samples.
 type statusReport struct {
-	DB       string          `json:"db"`
-	At       time.Time       `json:"at"`
-	Engine   string          `json:"engine"`
-	Tables   []statusTable   `json:"tables"`
-	Builds   []statusBuild   `json:"builds,omitempty"`
-	Queue    []statusQueue   `json:"queue"`
-	Recovery *statusRecovery `json:"recovery,omitempty"`
-}
-
-type statusTable struct {
-	Name     string        `json:"name"`
-	Status   string        `json:"status"`
-	Items    int64         `json:"items"` // estimate on PostgreSQL (-1: unknown), exact on SQLite
-	Bytes    int64         `json:"bytes,omitempty"`
-	Indexes  []statusIndex `json:"indexes,omitempty"`
-	estimate bool
-}
-
-type statusIndex struct {
-	Name        string `json:"name"`
-	Kind        string `json:"kind"` // GSI or LSI
-	Status      string `json:"status"`
-	Backfilling bool   `json:"backfilling,omitempty"`
-	Propagation string `json:"propagation"`
-	Rows        int64  `json:"rows"` // estimate; -1 unknown
+	DB       string                `json:"db"`
+	At       time.Time             `json:"at"`
+	Engine   string                `json:"engine"`
+	Tables   []store.TableStatus   `json:"tables"`
+	Builds   []statusBuild         `json:"builds,omitempty"`
+	Queue    []store.QueueStatus   `json:"queue"`
+	Recovery *store.RecoveryStatus `json:"recovery,omitempty"`
 }
 
 type statusBuild struct {
-	Table       string     `json:"table"`
-	Index       string     `json:"index"`
-	IndexID     int64      `json:"index_id"`
-	Phase       string     `json:"phase"`
-	RowsDone    int64      `json:"rows_done"`
-	TableRows   int64      `json:"table_rows_estimate"` // -1: unknown
-	Pages       int64      `json:"pages"`
-	Retries     int64      `json:"retries"`
-	Attempts    int32      `json:"attempts"`
-	Owner       string     `json:"owner,omitempty"`
-	LastError   string     `json:"last_error,omitempty"`
-	ElapsedS    float64    `json:"elapsed_seconds"`
-	HeartbeatS  float64    `json:"heartbeat_age_seconds"` // -1: none
-	NextInS     float64    `json:"next_attempt_in_seconds"`
-	RatePerS    float64    `json:"rows_per_second"`
-	RateSampled bool       `json:"rate_sampled"` // from two samples (--watch), else the attempt's average
-	ETAS        float64    `json:"eta_seconds"`  // -1: unknown
-	StartedAt   *time.Time `json:"started_at,omitempty"`
-	FinishedAt  *time.Time `json:"finished_at,omitempty"`
-}
-
-type statusQueue struct {
-	Table      string  `json:"table"`
-	Depth      int64   `json:"depth"`
-	PassedOver int64   `json:"passed_over"`
-	OldestS    float64 `json:"oldest_seconds"`
-}
-
-type statusRecovery struct {
-	IntervalMs   int32      `json:"interval_ms"`
-	Creating     int64      `json:"creating_indexes"`
-	Due          int64      `json:"due_unowned"`
-	Running      int64      `json:"running"`
-	Retrying     int64      `json:"retrying"`
-	LastStarted  *time.Time `json:"last_started,omitempty"`
-	LastFinished *time.Time `json:"last_finished,omitempty"`
+	store.BuildStatus
+	RatePerS    float64 `json:"rows_per_second"`
+	RateSampled bool    `json:"rate_sampled"` // from two samples (--watch), else the attempt's average
+	ETAS        float64 `json:"eta_seconds"`  // -1: unknown
 }
 
 func status(ctx context.Context, args []string) error {
@@ -116,39 +62,24 @@ func status(ctx context.Context, args []string) error {
 	if *format != "text" && *format != "json" {
 		return fmt.Errorf("status: --format %q: want text or json", *format)
 	}
-	var sample func(context.Context) (*statusReport, error)
-	switch {
-	case strings.HasPrefix(*db, "postgres://"), strings.HasPrefix(*db, "postgresql://"):
-		cfg, err := pgx.ParseConfig(*db)
-		if err != nil {
-			return fmt.Errorf("status: %w", err)
-		}
-		cfg.RuntimeParams["application_name"] = "dynamopg status"
-		cfg.RuntimeParams["statement_timeout"] = "30000"
-		cfg.RuntimeParams["default_transaction_read_only"] = "on"
-		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		conn, err := pgx.ConnectConfig(cctx, cfg)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("status: connect %s: %w", maskURL(*db), err)
-		}
-		defer conn.Close(context.WithoutCancel(ctx))
-		sample = func(ctx context.Context) (*statusReport, error) { return pgStatus(ctx, conn, int32(*builds)) }
-	case strings.HasPrefix(*db, "sqlite:"):
-		path := strings.TrimPrefix(*db, "sqlite:")
-		if _, err := os.Stat(path); err != nil {
-			return fmt.Errorf("status: %w", err)
-		}
-		conn, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
-		if err != nil {
-			return fmt.Errorf("status: %w", err)
-		}
-		defer conn.Close()
-		sample = func(ctx context.Context) (*statusReport, error) { return sqliteStatus(ctx, conn) }
-	case *db == "memory":
+	if *db == "memory" {
 		return fmt.Errorf("status: --db memory is private to its server process; point status at postgres://… or sqlite:PATH")
-	default:
-		return fmt.Errorf("status: --db %q: want postgres://… or sqlite:PATH", *db)
+	}
+	stor, err := openStatusStore(ctx, *db)
+	if err != nil {
+		return fmt.Errorf("status: %w", err)
+	}
+	defer stor.Close()
+	sample := func(ctx context.Context) (*statusReport, error) {
+		st, err := stor.Status(ctx, store.StatusInput{Tables: true, MaxBuilds: *builds})
+		if err != nil {
+			return nil, err
+		}
+		r := &statusReport{At: time.Now(), Engine: st.Engine, Tables: st.Tables, Queue: st.Queue, Recovery: st.Recovery}
+		for _, b := range st.Builds {
+			r.Builds = append(r.Builds, statusBuild{BuildStatus: b, ETAS: -1})
+		}
+		return r, nil
 	}
 
 	var prev *statusReport
@@ -183,145 +114,6 @@ func status(ctx context.Context, args []string) error {
 	}
 }
 
-func pgStatus(ctx context.Context, conn *pgx.Conn, maxBuilds int32) (*statusReport, error) {
-	q := gen.New()
-	r := &statusReport{At: time.Now(), Engine: "postgresql"}
-	tables, err := q.StatusTables(ctx, conn)
-	if err != nil {
-		if strings.Contains(err.Error(), "does not exist") {
-			return nil, fmt.Errorf("%w (is the schema installed? run dynamopg migrate)", err)
-		}
-		return nil, err
-	}
-	byName := map[string]int{}
-	for _, t := range tables {
-		byName[t.Name] = len(r.Tables)
-		r.Tables = append(r.Tables, statusTable{Name: t.Name, Status: t.Status, Items: t.EstItems, Bytes: t.Bytes, estimate: true})
-	}
-	indexes, err := q.StatusIndexes(ctx, conn)
-	if err != nil {
-		return nil, err
-	}
-	for _, ix := range indexes {
-		i, ok := byName[ix.TableName]
-		if !ok {
-			continue
-		}
-		kind := "LSI"
-		if ix.Global {
-			kind = "GSI"
-		}
-		r.Tables[i].Indexes = append(r.Tables[i].Indexes, statusIndex{Name: ix.IndexName, Kind: kind, Status: ix.Status,
-			Backfilling: ix.Backfilling, Propagation: ix.Propagation, Rows: ix.EstRows})
-	}
-	bs, err := q.StatusBuilds(ctx, conn, gen.StatusBuildsParams{MaxRows: maxBuilds})
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range bs {
-		r.Builds = append(r.Builds, statusBuild{Table: b.TableName, Index: b.IndexName, IndexID: b.IndexID, Phase: b.Phase,
-			RowsDone: b.RowsDone, TableRows: b.EstTableRows, Pages: b.Pages, Retries: b.Retries, Attempts: b.Attempts,
-			Owner: b.Owner, LastError: b.LastError, ElapsedS: b.ElapsedS, HeartbeatS: b.HeartbeatAgeS, NextInS: b.NextAttemptInS,
-			StartedAt: tsPtr(b.StartedAt), FinishedAt: tsPtr(b.FinishedAt), ETAS: -1})
-	}
-	qs, err := q.StatusQueue(ctx, conn)
-	if err != nil {
-		return nil, err
-	}
-	for _, x := range qs {
-		r.Queue = append(r.Queue, statusQueue{Table: x.TableName, Depth: x.Depth, PassedOver: x.PassedOver, OldestS: x.OldestS})
-	}
-	rec, err := q.StatusRecovery(ctx, conn)
-	if err != nil {
-		return nil, err
-	}
-	r.Recovery = &statusRecovery{IntervalMs: rec.IntervalMs, Creating: rec.Creating, Due: rec.Due, Running: rec.Running,
-		Retrying: rec.Retrying, LastStarted: tsPtr(rec.LastStarted), LastFinished: tsPtr(rec.LastFinished)}
-	return r, nil
-}
-
-func tsPtr(t pgtype.Timestamptz) *time.Time {
-	if !t.Valid {
-		return nil
-	}
-	v := t.Time
-	return &v
-}
-
-// sqliteStatus reads a SQLite file read-only: the catalog, exact item counts
-// and the queue.
-func sqliteStatus(ctx context.Context, conn *sql.DB) (*statusReport, error) {
-	r := &statusReport{At: time.Now(), Engine: "sqlite"}
-	rows, err := conn.QueryContext(ctx, `SELECT id, name, def FROM tables ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("%w (is this a dynamopg SQLite file?)", err)
-	}
-	type row struct {
-		id   int64
-		name string
-		def  string
-	}
-	var list []row
-	for rows.Next() {
-		var x row
-		if err := rows.Scan(&x.id, &x.name, &x.def); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		list = append(list, x)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	names := map[int64]string{}
-	for _, x := range list {
-		names[x.id] = x.name
-		var t store.Table
-		if err := json.Unmarshal([]byte(x.def), &t); err != nil {
-			return nil, fmt.Errorf("table %s: %w", x.name, err)
-		}
-		st := statusTable{Name: x.name, Status: t.Status, Items: -1}
-		var n int64
-		if err := conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM "t_%d"`, x.id)).Scan(&n); err == nil {
-			st.Items = n
-		}
-		for _, ix := range t.Indexes {
-			kind := "LSI"
-			if ix.Global {
-				kind = "GSI"
-			}
-			p := ix.Propagation
-			if p == "" {
-				p = store.PropagationSync
-			}
-			si := statusIndex{Name: ix.Name, Kind: kind, Status: ix.Status, Backfilling: ix.Backfilling, Propagation: p, Rows: -1}
-			if err := conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM "i_%d"`, ix.ID)).Scan(&n); err == nil {
-				si.Rows = n
-			}
-			st.Indexes = append(st.Indexes, si)
-		}
-		r.Tables = append(r.Tables, st)
-	}
-	qrows, err := conn.QueryContext(ctx, `SELECT table_id, count(*) FROM index_queue GROUP BY table_id ORDER BY count(*) DESC`)
-	if err != nil {
-		return nil, err
-	}
-	defer qrows.Close()
-	for qrows.Next() {
-		var id, n int64
-		if err := qrows.Scan(&id, &n); err != nil {
-			return nil, err
-		}
-		name := names[id]
-		if name == "" {
-			name = fmt.Sprintf("#%d", id)
-		}
-		r.Queue = append(r.Queue, statusQueue{Table: name, Depth: n})
-	}
-	return r, qrows.Err()
-}
-
 // rates fills each build's rate and ETA: from the previous sample when there
 // is one for the same attempt, else the attempt's average (rows_done counts
 // earlier attempts too, so the average overstates a resumed build's rate).
@@ -334,22 +126,20 @@ func rates(r, prev *statusReport) {
 	}
 	for i := range r.Builds {
 		b := &r.Builds[i]
-		if o, ok := old[b.IndexID]; ok && o.Attempts == b.Attempts && r.At.After(prev.At) && !finished(b.Phase) {
+		if o, ok := old[b.IndexID]; ok && o.Attempts == b.Attempts && r.At.After(prev.At) && !b.Finished() {
 			b.RatePerS = float64(b.RowsDone-o.RowsDone) / r.At.Sub(prev.At).Seconds()
 			b.RateSampled = true
 		} else if b.ElapsedS > 0 {
 			b.RatePerS = float64(b.RowsDone) / b.ElapsedS
 		}
 		switch {
-		case finished(b.Phase):
+		case b.Finished():
 			b.ETAS = 0
 		case b.Phase == "backfill" && b.TableRows >= 0 && b.RatePerS > 0:
 			b.ETAS = max(float64(b.TableRows-b.RowsDone), 0) / b.RatePerS
 		}
 	}
 }
-
-func finished(phase string) bool { return phase == "active" || phase == "failed" }
 
 func printStatus(w io.Writer, r *statusReport) {
 	fmt.Fprintf(w, "dynamopg status  %s  (%s)  %s\n", r.DB, r.Engine, r.At.Format(time.RFC3339))
@@ -390,13 +180,13 @@ func printStatus(w io.Writer, r *statusReport) {
 			fmt.Fprintf(w, "  %s.%s  %-10s %s\n", b.Table, b.Index, b.Phase, buildLine(b))
 			var extra []string
 			extra = append(extra, fmt.Sprintf("attempt %d", b.Attempts), fmt.Sprintf("pages %d", b.Pages), fmt.Sprintf("retries %d", b.Retries))
-			if b.Owner != "" && !finished(b.Phase) {
+			if b.Owner != "" && !b.Finished() {
 				extra = append(extra, "owner "+b.Owner)
 			}
-			if b.HeartbeatS >= 0 && !finished(b.Phase) {
+			if b.HeartbeatS >= 0 && !b.Finished() {
 				extra = append(extra, "heartbeat "+dur(b.HeartbeatS)+" ago")
 			}
-			if b.NextInS > 0 && !finished(b.Phase) {
+			if b.NextInS > 0 && !b.Finished() {
 				extra = append(extra, "next attempt in "+dur(b.NextInS))
 			}
 			fmt.Fprintf(w, "      %s\n", strings.Join(extra, ", "))
@@ -466,7 +256,7 @@ func buildLine(b statusBuild) string {
 		s += fmt.Sprintf("  %s rows/s (%s)", count(int64(b.RatePerS)), kind)
 	}
 	switch {
-	case finished(b.Phase):
+	case b.Finished():
 		s += "  took " + dur(b.ElapsedS)
 	case b.ETAS >= 0:
 		s += "  ETA " + dur(b.ETAS)

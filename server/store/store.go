@@ -60,8 +60,8 @@ type Tables interface {
 	TableStats(ctx context.Context, t *Table) (items, bytes int64, err error)
 }
 
-// Admin is the database handle itself: liveness, schema, pool and
-// background-work figures for GET /ready and GET /metrics.
+// Admin is the database handle itself: liveness, schema, pool figures and
+// the status report, for GET /ready, GET /metrics and `dynamopg status`.
 type Admin interface {
 	// Ping answers when the database answers.
 	Ping(ctx context.Context) error
@@ -76,7 +76,7 @@ type Admin interface {
 	// a gauge. A store with several pools prefixes each key with the pool's
 	// name and "_" (SQLite's "writer_" and "reader_").
 	PoolStats() map[string]float64
-	// OpsStats reports the store's background work: the numbers `dynamopg
-	// status` shows.
-	OpsStats(ctx context.Context) (*OpsStats, error)
+	// Status reports the store's tables, index builds, queue and recovery
+	// worker (`dynamopg status`, GET /metrics).
+	Status(ctx context.Context, in StatusInput) (*Status, error)
 }

@@ -34,6 +34,7 @@ func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) sto
 	t.Run("Put", func(t *testing.T) { exercisePut(ctx, t, newStore) })
 	t.Run("PutMany", func(t *testing.T) { exercisePutMany(ctx, t, newStore) })
 	t.Run("Maintain", func(t *testing.T) { exerciseMaintain(ctx, t, newStore) })
+	t.Run("Admin", func(t *testing.T) { exerciseStatus(ctx, t, newStore) })
 }
 
 // versionedKey marks a context of ExerciseVersioned.

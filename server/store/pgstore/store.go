@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -40,6 +41,14 @@ type Options struct {
 	// recovery_interval_ms (default 60 s) when 0, no worker when negative.
 	// It also makes a pass as soon as Open starts it.
 	RecoveryInterval time.Duration
+	// ReadOnly opens a session for reports (`dynamopg status`): its
+	// connections have default_transaction_read_only and a 30 s
+	// statement_timeout, and Open starts no background work at all (no
+	// queue workers, sweeper, recovery worker or catalog listener).
+	ReadOnly bool
+	// ApplicationName is the connections' application_name unless the URL
+	// sets one; ApplicationName (the constant) when empty.
+	ApplicationName string
 }
 
 // DefaultWorkers is the number of queue workers Open starts by default.
@@ -107,7 +116,11 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: open: %w", err)
 	}
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = ApplicationName
+		cfg.ConnConfig.RuntimeParams["application_name"] = cmp.Or(opts.ApplicationName, ApplicationName)
+	}
+	if opts.ReadOnly {
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = "30000"
 	}
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
@@ -120,6 +133,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err := s.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if opts.ReadOnly {
+		return s, nil
 	}
 	if opts.Migrate {
 		if err := Migrate(ctx, pool); err != nil {

@@ -32,6 +32,10 @@ type Options struct {
 	// BuildPageSize is how many items one page of an online index build
 	// indexes in one write transaction (build.go); 0 means 256.
 	BuildPageSize int
+	// ReadOnly opens an existing file for reports (`dynamopg status`): no
+	// migration (its schema must be current), no writer, no queue workers,
+	// no builds resumed. Writes fail.
+	ReadOnly bool
 }
 
 // NoQueueWorkers, as Options.QueueWorkers, disables the queue workers.
@@ -92,6 +96,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if dsn == "" {
 		return nil, errors.New("sqlitestore: empty dsn")
 	}
+	if opts.ReadOnly {
+		return openReadOnly(ctx, dsn, busy, log)
+	}
 	s := &Store{log: log, wake: make(chan struct{}, 1), buildPage: opts.BuildPageSize}
 	if s.buildPage <= 0 {
 		s.buildPage = defaultBuildPage
@@ -148,6 +155,24 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlitestore: %s: %w", dsn, err)
 	}
 	log.InfoContext(ctx, "sqlite store open", "dsn", dsn, "memory", memory, "queueWorkers", s.workers)
+	return s, nil
+}
+
+// openReadOnly opens the file at dsn with one read-only handle that
+// serves as reader and writer.
+func openReadOnly(ctx context.Context, dsn string, busy int, log *slog.Logger) (*Store, error) {
+	if dsn == MemoryDSN {
+		return nil, errors.New("sqlitestore: a private in-memory database cannot be opened read-only")
+	}
+	db, err := sql.Open("sqlite", withParams("file:"+dsn, fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", busy)))
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: open %s read-only: %w", dsn, err)
+	}
+	s := &Store{log: log, wake: make(chan struct{}, 1), writer: db, reader: db}
+	if err := s.SchemaCurrent(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlitestore: %s: %w (is this a dynamopg SQLite file?)", dsn, err)
+	}
 	return s, nil
 }
 

@@ -2,42 +2,15 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// maxBuildStats bounds the finished builds OpsStats keeps reporting.
+// maxBuildStats bounds the finished builds Status keeps reporting.
 const maxBuildStats = 100
-
-// OpsStats reports the index builds this process ran (SQLite records no
-// build progress in the file: only the process building knows it), and the
-// queue and the stream counter from the file.
-func (s *Store) OpsStats(ctx context.Context) (*store.OpsStats, error) {
-	out := &store.OpsStats{Builds: s.buildStats.list()}
-	var oldest sql.NullInt64
-	err := s.reader.QueryRowContext(ctx, `
-SELECT count(*), (SELECT enqueued_at FROM index_queue ORDER BY seq LIMIT 1) FROM index_queue`).Scan(&out.Queue.Depth, &oldest)
-	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: ops stats: queue: %w", err)
-	}
-	if oldest.Valid {
-		out.Queue.OldestAge = max(time.Since(time.Unix(0, oldest.Int64)).Seconds(), 0)
-	}
-	// stream_records' seq is AUTOINCREMENT: sqlite_sequence keeps the
-	// highest seq ever committed, which the trim does not lower.
-	err = s.reader.QueryRowContext(ctx,
-		`SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'stream_records'), 0)`).Scan(&out.StreamRecords)
-	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: ops stats: stream records: %w", err)
-	}
-	return out, nil
-}
 
 // buildStats is the progress of the builds this process ran.
 type buildStats struct {
@@ -47,7 +20,7 @@ type buildStats struct {
 }
 
 type buildStat struct {
-	store.BuildStat
+	store.BuildStatus
 	seq int64 // start order
 }
 
@@ -59,7 +32,7 @@ func (b *buildStats) started(indexID int64, table, index string, tableRows int64
 		b.byID = map[int64]*buildStat{}
 	}
 	b.seq++
-	b.byID[indexID] = &buildStat{BuildStat: store.BuildStat{Table: table, Index: index, Phase: "backfill", TableRows: tableRows}, seq: b.seq}
+	b.byID[indexID] = &buildStat{BuildStatus: store.BuildStatus{Table: table, Index: index, IndexID: indexID, Phase: "backfill", TableRows: tableRows}, seq: b.seq}
 	b.evict()
 }
 
@@ -108,7 +81,7 @@ func (b *buildStats) evict() {
 }
 
 // list returns the builds, running first, then the latest finished.
-func (b *buildStats) list() []store.BuildStat {
+func (b *buildStats) list() []store.BuildStatus {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	all := make([]*buildStat, 0, len(b.byID))
@@ -122,9 +95,9 @@ func (b *buildStats) list() []store.BuildStat {
 		}
 		return all[i].seq > all[j].seq
 	})
-	out := make([]store.BuildStat, len(all))
+	out := make([]store.BuildStatus, len(all))
 	for i, st := range all {
-		out[i] = st.BuildStat
+		out[i] = st.BuildStatus
 	}
 	return out
 }
