@@ -52,6 +52,7 @@ func checkBackupsTableName(name *string) error {
 	case len(*name) > 1024:
 		c.add(name, "tableName", "Member must have length less than or equal to 1024")
 	}
+	checkNoNUL(&c, name, "tableName")
 	if err := c.err(); err != nil {
 		return err
 	}

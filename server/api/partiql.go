@@ -61,6 +61,18 @@ func parseStatement(s string, params []attr.Value) (*partiql.Statement, error) {
 	if err != nil {
 		return nil, pqErr(err)
 	}
+	// A quoted identifier may hold any character; a table or index name
+	// holding U+0000 names nothing (nul.go) and is held to the name rules.
+	var c constraintErrors
+	if hasNUL(st.Table) {
+		checkName(&c, &st.Table, "tableName", true)
+	}
+	if hasNUL(st.Index) {
+		checkName(&c, &st.Index, "indexName", true)
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
 	if err := st.CheckParams(len(params)); err != nil {
 		return nil, pqErr(err)
 	}

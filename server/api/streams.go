@@ -214,6 +214,7 @@ func (a *API) listStreams(ctx context.Context, r *Request) (any, error) {
 	checkName(&c, in.TableName, "tableName", false)
 	checkStreamLimit(&c, in.Limit, 100)
 	checkLength(&c, in.ExclusiveStartStreamArn, "exclusiveStartStreamArn", 37, 1024)
+	checkNoNUL(&c, in.ExclusiveStartStreamArn, "exclusiveStartStreamArn")
 	if err := c.err(); err != nil {
 		return nil, err
 	}
@@ -293,8 +294,10 @@ func (a *API) describeStream(ctx context.Context, r *Request) (any, error) {
 	var c constraintErrors
 	c.notNull(in.StreamArn != nil, "streamArn")
 	checkLength(&c, in.StreamArn, "streamArn", 37, 1024)
+	checkNoNUL(&c, in.StreamArn, "streamArn")
 	checkStreamLimit(&c, in.Limit, 100)
 	checkLength(&c, in.ExclusiveStartShardId, "exclusiveStartShardId", 28, 65)
+	checkNoNUL(&c, in.ExclusiveStartShardId, "exclusiveStartShardId")
 	if err := c.err(); err != nil {
 		return nil, err
 	}
@@ -395,8 +398,10 @@ func (a *API) getShardIterator(ctx context.Context, r *Request) (any, error) {
 	var c constraintErrors
 	c.notNull(in.StreamArn != nil, "streamArn")
 	checkLength(&c, in.StreamArn, "streamArn", 37, 1024)
+	checkNoNUL(&c, in.StreamArn, "streamArn")
 	c.notNull(in.ShardId != nil, "shardId")
 	checkLength(&c, in.ShardId, "shardId", 28, 65)
+	checkNoNUL(&c, in.ShardId, "shardId")
 	c.notNull(in.ShardIteratorType != nil, "shardIteratorType")
 	checkEnum(&c, in.ShardIteratorType, "shardIteratorType", enumShardIteratorType)
 	checkLength(&c, in.SequenceNumber, "sequenceNumber", 21, 40)

@@ -268,6 +268,7 @@ func checkClientToken(c *constraintErrors, tok *string) {
 	case len(*tok) > 36:
 		c.add(tok, "clientRequestToken", "Member must have length less than or equal to 36")
 	}
+	checkNoNUL(c, tok, "clientRequestToken")
 }
 
 func (a *API) transactGetItems(ctx context.Context, r *Request) (any, error) {

@@ -303,13 +303,24 @@ func assertItem(t *testing.T, what string, got, want Item) {
 // rawCall posts a JSON 1.0 request to the server.
 func rawCall(t *testing.T, s *harness.Server, op, body string) (*http.Response, []byte) {
 	t.Helper()
+	return rawCallTarget(t, s, op, false, body)
+}
+
+// rawCallTarget posts a JSON 1.0 request of the DynamoDB API or, with
+// streams, of the DynamoDB Streams API.
+func rawCallTarget(t *testing.T, s *harness.Server, op string, streams bool, body string) (*http.Response, []byte) {
+	t.Helper()
 	req, err := http.NewRequestWithContext(harness.Ctx(t), http.MethodPost, s.URL+"/", bytes.NewBufferString(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	if op != "" {
-		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+		prefix := "DynamoDB_20120810."
+		if streams {
+			prefix = "DynamoDBStreams_20120810."
+		}
+		req.Header.Set("X-Amz-Target", prefix+op)
 	}
 	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKIDTEST/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=0000")
 	req.Header.Set("X-Amz-Date", time.Now().UTC().Format("20060102T150405Z"))
