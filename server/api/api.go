@@ -99,6 +99,9 @@ func (a *API) Call(ctx context.Context, op string, r *Request) (any, error) {
 	if !ok {
 		return nil, UnknownOperationError()
 	}
+	if err := checkText(r.Body); err != nil {
+		return nil, err
+	}
 	resolved := *r
 	resolved.Body = resolveTableARN(op, r.Body)
 	return a.callWithTables(ctx, h, &resolved)

@@ -53,6 +53,9 @@ func (a *API) CallStreams(ctx context.Context, op string, r *Request) (any, erro
 	if !ok {
 		return nil, UnknownOperationError()
 	}
+	if err := checkText(r.Body); err != nil {
+		return nil, err
+	}
 	return h(ctx, r)
 }
 

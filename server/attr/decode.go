@@ -25,7 +25,9 @@ import (
 //     all. In a value, a null member counts as absent and unknown type names
 //     are ignored.
 //   - Strings decode as encoding/json decodes them: invalid UTF-8 and lone
-//     surrogate escapes become U+FFFD.
+//     surrogate escapes become U+FFFD. The API refuses a request body that
+//     holds either before decoding it (api/text.go), so distinct wire
+//     strings never meet here as one.
 //   - In a value, the member reported when several are invalid is the first
 //     in type order (S, N, B, BOOL, NULL, M, L, SS, NS, BS); in an item, the
 //     first in the input (counting a repeated name at its last occurrence).
