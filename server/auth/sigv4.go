@@ -109,15 +109,48 @@ type Verifier struct {
 	Now func() time.Time
 }
 
+// Signed is a request whose Authorization header passed every check that
+// needs no body (CheckHeaders); VerifyBody checks its signature.
+type Signed struct {
+	// AccessKeyID is the verified request's access key id.
+	AccessKeyID   string
+	secret        string
+	amzDate       string
+	scope         []string // date, region, service
+	signedHeaders []string
+	signature     string
+	// declaredHash is X-Amz-Content-Sha256 when the client sent it (and
+	// signed it): the signature over it is checked before the body is
+	// read, the body against it after.
+	declaredHash string
+	verified     bool
+}
+
 // Verify checks r's Authorization header against body. It returns the
 // access key id on success, or an *Error.
 func (v *Verifier) Verify(r *http.Request, body []byte) (string, *Error) {
+	s, err := v.CheckHeaders(r)
+	if err != nil {
+		return "", err
+	}
+	if err := s.VerifyBody(r, body); err != nil {
+		return "", err
+	}
+	return s.AccessKeyID, nil
+}
+
+// CheckHeaders checks what of r's signature needs no body: the header's
+// form, the signed headers (host and every x-amz-* header sent must be
+// signed), the access key, the date and its skew, and, when the client
+// sent X-Amz-Content-Sha256, the signature itself. A request that fails
+// here never has its body read.
+func (v *Verifier) CheckHeaders(r *http.Request) (*Signed, *Error) {
 	authz := r.Header.Get("Authorization")
 	if authz == "" {
-		return "", missingToken()
+		return nil, missingToken()
 	}
 	if !strings.HasPrefix(authz, algorithm+" ") {
-		return "", incomplete("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. Authorization=" + authz)
+		return nil, incomplete("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. Authorization=" + authz)
 	}
 	params := parseAuthParams(strings.TrimPrefix(authz, algorithm+" "))
 	credential, signedHeaders, signature := params["Credential"], params["SignedHeaders"], params["Signature"]
@@ -139,22 +172,26 @@ func (v *Verifier) Verify(r *http.Request, body []byte) (string, *Error) {
 		missing = append(missing, "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.")
 	}
 	if len(missing) > 0 {
-		return "", incomplete(strings.Join(missing, " ") + " Authorization=" + authz)
+		return nil, incomplete(strings.Join(missing, " ") + " Authorization=" + authz)
+	}
+	signed := strings.Split(signedHeaders, ";")
+	if err := checkSignedHeaders(r, signed); err != nil {
+		return nil, err
 	}
 	scope := strings.Split(credential, "/")
 	if len(scope) != 5 || scope[4] != "aws4_request" {
-		return "", incomplete("Credential should be scoped to a valid region. ")
+		return nil, incomplete("Credential should be scoped to a valid region. ")
 	}
 	akid := scope[0]
 	secret, ok := v.Creds[akid]
 	if !ok {
-		return "", unrecognizedClient()
+		return nil, unrecognizedClient()
 	}
 	t, err := time.Parse(amzDateForm, amzDate)
 	if err != nil {
 		t, err = http.ParseTime(amzDate)
 		if err != nil {
-			return "", incomplete("Date must be in ISO-8601 'basic format'. Got '" + amzDate + "'. See http://en.wikipedia.org/wiki/ISO_8601")
+			return nil, incomplete("Date must be in ISO-8601 'basic format'. Got '" + amzDate + "'. See http://en.wikipedia.org/wiki/ISO_8601")
 		}
 	}
 	now := time.Now
@@ -165,20 +202,81 @@ func (v *Verifier) Verify(r *http.Request, body []byte) (string, *Error) {
 	t = t.UTC()
 	switch {
 	case t.Before(n.Add(-MaxSkew)):
-		return "", &Error{"InvalidSignatureException", fmt.Sprintf("Signature expired: %s is now earlier than %s (%s - 15 min.)",
+		return nil, &Error{"InvalidSignatureException", fmt.Sprintf("Signature expired: %s is now earlier than %s (%s - 15 min.)",
 			t.Format(amzDateForm), n.Add(-MaxSkew).Format(amzDateForm), n.Format(amzDateForm))}
 	case t.After(n.Add(MaxSkew)):
-		return "", &Error{"InvalidSignatureException", fmt.Sprintf("Signature not yet current: %s is still later than %s (%s + 15 min.)",
+		return nil, &Error{"InvalidSignatureException", fmt.Sprintf("Signature not yet current: %s is still later than %s (%s + 15 min.)",
 			t.Format(amzDateForm), n.Add(MaxSkew).Format(amzDateForm), n.Format(amzDateForm))}
 	}
 	if scope[1] != t.Format("20060102") {
-		return "", invalidSignature()
+		return nil, invalidSignature()
 	}
-	want := Sign(secret, amzDate, scope[1], scope[2], scope[3], CanonicalRequest(r, strings.Split(signedHeaders, ";"), body))
-	if !hmac.Equal([]byte(want), []byte(strings.ToLower(signature))) {
-		return "", invalidSignature()
+	s := &Signed{AccessKeyID: akid, secret: secret, amzDate: amzDate, scope: scope[1:4], signedHeaders: signed, signature: strings.ToLower(signature)}
+	if h := r.Header.Get("X-Amz-Content-Sha256"); h != "" {
+		// UNSIGNED-PAYLOAD, STREAMING-… and anything else that is not a
+		// SHA-256 would leave the body unsigned: the body must be signed.
+		if !isSHA256Hex(h) {
+			return nil, invalidSignature()
+		}
+		s.declaredHash = strings.ToLower(h)
+		if !s.matches(r, s.declaredHash) {
+			return nil, invalidSignature()
+		}
+		s.verified = true
 	}
-	return akid, nil
+	return s, nil
+}
+
+// VerifyBody checks the signature over body (or, when it was checked over
+// the declared X-Amz-Content-Sha256, the body against that hash).
+func (s *Signed) VerifyBody(r *http.Request, body []byte) *Error {
+	sum := sha256.Sum256(body)
+	hash := hex.EncodeToString(sum[:])
+	if s.verified {
+		if hash != s.declaredHash {
+			return invalidSignature()
+		}
+		return nil
+	}
+	if !s.matches(r, hash) {
+		return invalidSignature()
+	}
+	return nil
+}
+
+// matches reports whether the request's signature is the one computed over
+// its canonical form with the given payload hash.
+func (s *Signed) matches(r *http.Request, payloadHash string) bool {
+	want := Sign(s.secret, s.amzDate, s.scope[0], s.scope[1], s.scope[2], CanonicalRequest(r, s.signedHeaders, payloadHash))
+	return hmac.Equal([]byte(want), []byte(s.signature))
+}
+
+// checkSignedHeaders refuses a signature that leaves part of the request
+// unsigned: host must be signed (the service's own refusal), and so must
+// every x-amz-* header sent, X-Amz-Target first among them, or a captured
+// GetItem could be replayed as a DeleteItem.
+func checkSignedHeaders(r *http.Request, signed []string) *Error {
+	set := make(map[string]bool, len(signed))
+	for _, h := range signed {
+		set[h] = true
+	}
+	if !set["host"] {
+		return &Error{"InvalidSignatureException", "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."}
+	}
+	for name := range r.Header {
+		if l := strings.ToLower(name); strings.HasPrefix(l, "x-amz-") && !set[l] {
+			return invalidSignature()
+		}
+	}
+	return nil
+}
+
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
 }
 
 // parseAuthParams splits "Credential=…, SignedHeaders=…, Signature=…".
@@ -193,8 +291,9 @@ func parseAuthParams(s string) map[string]string {
 	return out
 }
 
-// CanonicalRequest builds SigV4's canonical request of r.
-func CanonicalRequest(r *http.Request, signedHeaders []string, body []byte) string {
+// CanonicalRequest builds SigV4's canonical request of r, whose body hashes
+// to payloadHash (hex SHA-256).
+func CanonicalRequest(r *http.Request, signedHeaders []string, payloadHash string) string {
 	var b strings.Builder
 	b.WriteString(r.Method)
 	b.WriteByte('\n')
@@ -215,20 +314,7 @@ func CanonicalRequest(r *http.Request, signedHeaders []string, body []byte) stri
 	b.WriteByte('\n')
 	b.WriteString(strings.Join(signedHeaders, ";"))
 	b.WriteByte('\n')
-	if h := r.Header.Get("X-Amz-Content-Sha256"); h != "" && h != "UNSIGNED-PAYLOAD" {
-		sum := sha256.Sum256(body)
-		if hex.EncodeToString(sum[:]) != h {
-			// A declared hash that does not match the body fails below.
-			b.WriteString(hex.EncodeToString(sum[:]))
-			return b.String()
-		}
-		b.WriteString(h)
-	} else if h == "UNSIGNED-PAYLOAD" {
-		b.WriteString(h)
-	} else {
-		sum := sha256.Sum256(body)
-		b.WriteString(hex.EncodeToString(sum[:]))
-	}
+	b.WriteString(payloadHash)
 	return b.String()
 }
 
