@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/crc32"
-	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -169,41 +168,33 @@ func (s *Server) handle(c echo.Context) (err error) {
 			err = s.fail(c, cl, api.InternalServerError(), nil)
 		}
 	}()
-	if op, ok := strings.CutPrefix(req.Header.Get("X-Amz-Target"), dynamoTarget); ok && s.ops[op] {
-		cl.op = op
-	} else if op, ok := strings.CutPrefix(req.Header.Get("X-Amz-Target"), streamsTarget); ok && s.streamOps[op] {
-		cl.op = op
-	}
-	if req.ContentLength > MaxBodyBytes {
-		return s.fail(c, cl, bodyTooLarge(), nil)
-	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, MaxBodyBytes+1))
-	if err != nil {
-		return s.fail(c, cl, api.SerializationError("Unable to read the request body"), err)
-	}
-	if len(body) > MaxBodyBytes {
-		return s.fail(c, cl, bodyTooLarge(), nil)
-	}
-	if s.cfg.Auth != nil {
-		akid, aerr := s.cfg.Auth.Verify(req, body)
-		if aerr != nil {
-			return s.fail(c, cl, &api.Error{Type: "com.amazon.coral.service#" + aerr.Name, Message: aerr.Message, Status: http.StatusBadRequest}, nil)
-		}
-		cl.akid = akid
-	}
 	target := req.Header.Get("X-Amz-Target")
 	callAPI := s.api.Call
 	op, ok := strings.CutPrefix(target, dynamoTarget)
+	known := ok && s.ops[op]
 	if !ok {
-		if op, ok = strings.CutPrefix(target, streamsTarget); !ok {
-			return s.fail(c, cl, api.UnknownOperationError(), nil)
-		}
+		op, ok = strings.CutPrefix(target, streamsTarget)
 		callAPI = s.api.CallStreams
+		known = ok && s.streamOps[op]
 	}
-	if cl.op != "unknown" {
-		cl.body = body
+	if known {
+		cl.op = op
 	}
 
+	// Everything that needs no body comes before the body is read, so that
+	// an unsigned or refused request costs no memory and a request waiting
+	// for a slot holds none: the size declared, the signature's headers,
+	// then an in-flight slot; only then the body, against the size limit.
+	if req.ContentLength > MaxBodyBytes {
+		return s.fail(c, cl, bodyTooLarge(), nil)
+	}
+	var signed *auth.Signed
+	if s.cfg.Auth != nil {
+		var aerr *auth.Error
+		if signed, aerr = s.cfg.Auth.CheckHeaders(req); aerr != nil {
+			return s.fail(c, cl, authError(aerr), nil)
+		}
+	}
 	ctx := req.Context()
 	if s.slots != nil {
 		if !s.acquireSlot(ctx) {
@@ -211,6 +202,26 @@ func (s *Server) handle(c echo.Context) (err error) {
 		}
 		defer func() { <-s.slots }()
 	}
+	body, rerr := readBody(req)
+	switch {
+	case errors.Is(rerr, errBodyTooLarge):
+		return s.fail(c, cl, bodyTooLarge(), nil)
+	case rerr != nil:
+		return s.fail(c, cl, api.SerializationError("Unable to read the request body"), rerr)
+	}
+	if signed != nil {
+		if aerr := signed.VerifyBody(req, body); aerr != nil {
+			return s.fail(c, cl, authError(aerr), nil)
+		}
+		cl.akid = signed.AccessKeyID
+	}
+	if !ok {
+		return s.fail(c, cl, api.UnknownOperationError(), nil)
+	}
+	if cl.op != "unknown" {
+		cl.body = body
+	}
+
 	if s.cfg.RequestTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
@@ -374,6 +385,11 @@ func writeJSON(c echo.Context, status int, data []byte) error {
 	c.Response().WriteHeader(status)
 	_, err := c.Response().Write(data)
 	return err
+}
+
+// authError renders a signature refusal (all are 400s of the coral namespace).
+func authError(e *auth.Error) *api.Error {
+	return &api.Error{Type: "com.amazon.coral.service#" + e.Name, Message: e.Message, Status: http.StatusBadRequest}
 }
 
 func bodyTooLarge() *api.Error {

@@ -179,6 +179,14 @@ func (s *Server) Stop() {
 	s.cmd = nil
 }
 
+// PID is the process id of the running server (0 when stopped).
+func (s *Server) PID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // Kill ends the process with SIGKILL (crash tests).
 func (s *Server) Kill() {
 	if s.cmd == nil || s.cmd.Process == nil {
