@@ -45,8 +45,9 @@ type Config struct {
 	// Auth verifies SigV4 signatures; nil accepts any credentials.
 	Auth *auth.Verifier
 	// RequestTimeout bounds one request's work (its context deadline); a
-	// request past it answers InternalServerError (500) or, when the
-	// database pool is exhausted, ThrottlingException. 0: no deadline.
+	// request past it answers ThrottlingException when nothing was applied,
+	// InternalServerError (500) for a write whose outcome is unknown
+	// (overload.go). 0: no deadline.
 	RequestTimeout time.Duration
 	// MaxInFlight caps the requests served at once; 0: no cap. A request
 	// that waits longer than QueueTimeout for a slot is refused with
@@ -145,6 +146,9 @@ type call struct {
 	// body is the request of a known operation; its table is read from it
 	// (tableOf) only for a log line that is written.
 	body []byte
+	// outcomeUnknown: a server fault after which the write may have been
+	// applied (fault); the client got a 500.
+	outcomeUnknown bool
 }
 
 // table is the table the request names, for its log line.
@@ -234,7 +238,9 @@ func (s *Server) handle(c echo.Context) (err error) {
 		if errors.As(err, &apiErr) && apiErr != nil {
 			return s.fail(c, cl, apiErr, nil)
 		}
-		return s.fail(c, cl, s.fault(ctx, req.Context(), err), err)
+		e, applied := fault(cl.op, ctx, req.Context(), err)
+		cl.outcomeUnknown = applied
+		return s.fail(c, cl, e, err)
 	}
 	buf := getResponseBuffer()
 	data, err := appendResponse(*buf, out)
@@ -269,42 +275,6 @@ func (s *Server) acquireSlot(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// fault maps a server-side failure to the error the client sees: a request
-// out of time while the database pool is exhausted is throttled, a database
-// that cannot be reached is ServiceUnavailable (503), anything else is
-// InternalServerError (500). All three are retried by the SDKs.
-func (s *Server) fault(ctx, clientCtx context.Context, err error) *api.Error {
-	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
-		if s.poolExhausted() {
-			return throttled()
-		}
-		return api.InternalServerError()
-	}
-	if clientCtx.Err() != nil {
-		return api.InternalServerError() // the client is gone; nobody reads this
-	}
-	if isUnavailable(err) {
-		return &api.Error{Type: "com.amazonaws.dynamodb.v20120810#ServiceUnavailable", Message: "The service is currently unavailable or busy.", Status: http.StatusServiceUnavailable}
-	}
-	return api.InternalServerError()
-}
-
-// poolExhausted reports whether the store's pool (any of them) has every
-// connection acquired.
-func (s *Server) poolExhausted() bool {
-	st := s.store.PoolStats()
-	for k, max := range st {
-		prefix, ok := strings.CutSuffix(k, "max_conns")
-		if !ok || max <= 0 {
-			continue
-		}
-		if st[prefix+"acquired_conns"] >= max {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) fail(c echo.Context, cl *call, e *api.Error, cause error) error {
@@ -356,6 +326,9 @@ func (s *Server) done(cl *call, status int, errType string, cause error) {
 	if errType != "" {
 		attrs = append(attrs, slog.String("error_type", errType))
 	}
+	if cl.outcomeUnknown {
+		attrs = append(attrs, slog.String("outcome", "unknown"))
+	}
 	if cause != nil {
 		attrs = append(attrs, slog.String("err", cause.Error()))
 	}
@@ -394,12 +367,6 @@ func authError(e *auth.Error) *api.Error {
 
 func bodyTooLarge() *api.Error {
 	return api.ValidationError("Request size exceeded the maximum allowed size of %d bytes", MaxBodyBytes)
-}
-
-// throttled is the service's ThrottlingException, which every SDK retries
-// with backoff.
-func throttled() *api.Error {
-	return &api.Error{Type: "com.amazon.coral.availability#ThrottlingException", Message: "Rate of requests exceeds the allowed throughput.", Status: http.StatusBadRequest}
 }
 
 // regionOf reads the region from a SigV4 Authorization header's credential

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -41,27 +42,40 @@ func TestTableOf(t *testing.T) {
 }
 
 func TestFaultMapping(t *testing.T) {
-	fs := &fakeStore{stats: map[string]float64{"acquired_conns": 1, "max_conns": 4}}
-	s := NewWithConfig(fs, slog.New(slog.DiscardHandler), Config{})
 	bg := context.Background()
 	expired, cancel := context.WithTimeout(bg, -time.Second)
 	defer cancel()
-
-	check := func(what string, ctx context.Context, err error, wantName string, wantStatus int) {
-		t.Helper()
-		e := s.fault(ctx, bg, err)
-		if e.Name() != wantName || e.Status != wantStatus {
-			t.Errorf("%s: %s %d, want %s %d", what, e.Name(), e.Status, wantName, wantStatus)
+	gone, cancelGone := context.WithCancel(bg)
+	cancelGone()
+	connectErr := &pgconn.ConnectError{Config: &pgconn.Config{}}
+	for _, tc := range []struct {
+		what        string
+		op          string
+		ctx, client context.Context
+		err         error
+		want        string
+		status      int
+		applied     bool
+	}{
+		{"read out of time", "GetItem", expired, bg, fmt.Errorf("get: %w", context.DeadlineExceeded), "ThrottlingException", 400, false},
+		{"write out of time waiting for a connection", "PutItem", expired, bg, fmt.Errorf("put: %w", context.DeadlineExceeded), "ThrottlingException", 400, false},
+		{"write cancelled by PostgreSQL", "PutItem", expired, bg, fmt.Errorf("put: %w", &pgconn.PgError{Code: "57014"}), "ThrottlingException", 400, false},
+		{"write, no connection", "PutItem", bg, bg, fmt.Errorf("put: %w", connectErr), "ServiceUnavailable", http.StatusServiceUnavailable, false},
+		{"write, admin shutdown", "UpdateItem", bg, bg, &pgconn.PgError{Code: "57P01"}, "InternalServerError", 500, true},
+		{"read, admin shutdown", "Query", bg, bg, &pgconn.PgError{Code: "57P01"}, "ServiceUnavailable", http.StatusServiceUnavailable, false},
+		{"write, connection reset", "TransactWriteItems", bg, bg, fmt.Errorf("x: %w", syscall.ECONNRESET), "InternalServerError", 500, true},
+		{"write, unexpected EOF", "BatchWriteItem", bg, bg, fmt.Errorf("x: %w", io.ErrUnexpectedEOF), "InternalServerError", 500, true},
+		{"read, unexpected EOF", "Scan", bg, bg, fmt.Errorf("x: %w", io.ErrUnexpectedEOF), "ServiceUnavailable", http.StatusServiceUnavailable, false},
+		{"write, COMMIT answer lost (pgx: conn closed)", "TransactWriteItems", bg, bg, fmt.Errorf("x: %w", pgconn.ErrConnClosed), "InternalServerError", 500, true},
+		{"write, other fault", "PutItem", bg, bg, errors.New("boom"), "InternalServerError", 500, true},
+		{"read, other fault", "GetItem", bg, bg, errors.New("boom"), "InternalServerError", 500, false},
+		{"client gone", "PutItem", gone, gone, context.Canceled, "InternalServerError", 500, false},
+	} {
+		e, applied := fault(tc.op, tc.ctx, tc.client, tc.err)
+		if e.Name() != tc.want || e.Status != tc.status || applied != tc.applied {
+			t.Errorf("%s: %s %d (may have applied: %v), want %s %d (%v)", tc.what, e.Name(), e.Status, applied, tc.want, tc.status, tc.applied)
 		}
 	}
-	check("deadline, pool free", expired, fmt.Errorf("get: %w", context.DeadlineExceeded), "InternalServerError", 500)
-	fs.stats["acquired_conns"] = 4
-	check("deadline, pool exhausted", expired, fmt.Errorf("get: %w", context.DeadlineExceeded), "ThrottlingException", 400)
-	fs.stats = map[string]float64{"writer_acquired_conns": 1, "writer_max_conns": 1, "reader_acquired_conns": 0, "reader_max_conns": 8}
-	check("deadline, sqlite writer busy", expired, context.DeadlineExceeded, "ThrottlingException", 400)
-	check("connect refused", bg, fmt.Errorf("x: %w", syscall.ECONNREFUSED), "ServiceUnavailable", http.StatusServiceUnavailable)
-	check("admin shutdown", bg, &pgconn.PgError{Code: "57P01"}, "ServiceUnavailable", http.StatusServiceUnavailable)
-	check("other", bg, errors.New("boom"), "InternalServerError", 500)
 }
 
 func TestContextHandler(t *testing.T) {

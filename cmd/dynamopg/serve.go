@@ -41,7 +41,7 @@ func serve(ctx context.Context, args []string) error {
 	credFile := st.String("credentials-file", "DYNAMOPG_CREDENTIALS_FILE", "", "with --auth sigv4: file of lines 'ACCESS_KEY_ID SECRET' (# comments allowed)")
 	tlsCert := st.String("tls-cert", "DYNAMOPG_TLS_CERT", "", "PEM certificate file: serve HTTPS (with --tls-key)")
 	tlsKey := st.String("tls-key", "DYNAMOPG_TLS_KEY", "", "PEM private key file of --tls-cert")
-	reqTimeout := st.Duration("request-timeout", "DYNAMOPG_REQUEST_TIMEOUT", 30*time.Second, "deadline of one request's work; past it the client gets a retryable error (ThrottlingException when the database pool is exhausted, else InternalServerError); 0 for none")
+	reqTimeout := st.Duration("request-timeout", "DYNAMOPG_REQUEST_TIMEOUT", 30*time.Second, "deadline of one request's work; past it the running statement is cancelled and the client gets ThrottlingException (nothing applied) or, for a write whose outcome is unknown, InternalServerError; 0 for none")
 	maxInFlight := st.Int("max-in-flight", "DYNAMOPG_MAX_IN_FLIGHT", 0, "requests served at once; more wait up to --in-flight-wait, then get ThrottlingException; 0 for no cap")
 	inFlightWait := st.Duration("in-flight-wait", "DYNAMOPG_IN_FLIGHT_WAIT", time.Second, "how long a request waits for a slot under --max-in-flight")
 	readHeaderTimeout := st.Duration("read-header-timeout", "DYNAMOPG_READ_HEADER_TIMEOUT", 10*time.Second, "time allowed to read a request's headers")

@@ -1,11 +1,15 @@
 package pgstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/dynamopg/dynamopg/server/store"
 )
@@ -65,4 +69,32 @@ func wrap(op string, err error) error {
 		return e
 	}
 	return fmt.Errorf("pgstore: %s: %w", op, e)
+}
+
+// cancelWait is how long a connection waits for PostgreSQL to answer a
+// cancel request before it gives up on the statement and closes.
+const cancelWait = time.Second
+
+// cancelOnDone makes a statement on a pool connection whose context ends
+// (the request's deadline, the client gone) be cancelled by PostgreSQL,
+// not only abandoned. pgx's default closes the connection, and a statement
+// waiting for a lock then runs on, and commits, once the lock is free: a
+// write the client was told failed. With a cancel request the statement
+// ends with SQLSTATE 57014 and its transaction rolls back, which tells the
+// transport that nothing was applied (server/overload.go); if no answer
+// comes within cancelWait the connection closes as before, and the outcome
+// is unknown. Only the pool's connections: the workers' and the catalog
+// listener's wait for notifications under a timeout, where a cancel
+// request would find no statement and cost cancelWait each time.
+func cancelOnDone(cfg *pgxpool.Config) {
+	prev := cfg.BeforeConnect
+	cfg.BeforeConnect = func(ctx context.Context, cc *pgx.ConnConfig) error {
+		cc.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+			return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelWait}
+		}
+		if prev != nil {
+			return prev(ctx, cc)
+		}
+		return nil
+	}
 }
