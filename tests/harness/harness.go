@@ -85,6 +85,8 @@ type Server struct {
 	// could be reused for a later server that got the same port.
 	transport http.RoundTripper
 	mu        sync.Mutex
+	addr      string   // host:port it listens on
+	args      []string // the extra serve flags it was started with
 }
 
 // Start runs dynamopg on a fresh database of the backend ("sqlite" or
@@ -119,9 +121,16 @@ func StartDB(t testing.TB, backend, db string, extraArgs ...string) *Server {
 
 func (s *Server) start(t testing.TB, extraArgs ...string) {
 	t.Helper()
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	args := append([]string{"serve", "--listen", addr, "--db", s.DB, "--log-level", "warn"}, extraArgs...)
+	s.addr = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	s.args = extraArgs
+	s.run(t)
+}
+
+// run starts the process on s.addr with s.args and waits until it serves.
+func (s *Server) run(t testing.TB) {
+	t.Helper()
+	addr := s.addr
+	args := append([]string{"serve", "--listen", addr, "--db", s.DB, "--log-level", "warn"}, s.args...)
 	cmd := exec.Command(Binary(t), args...)
 	cmd.Stdout = &syncWriter{s: s}
 	cmd.Stderr = &syncWriter{s: s}
@@ -130,7 +139,9 @@ func (s *Server) start(t testing.TB, extraArgs ...string) {
 	}
 	s.cmd = cmd
 	s.URL = "http://" + addr
-	s.transport = sdkhttp.Transport()
+	if s.transport == nil {
+		s.transport = sdkhttp.Transport()
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := (&http.Client{Transport: s.transport}).Get(s.URL + "/health")
@@ -196,6 +207,14 @@ func (s *Server) Kill() {
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	s.cmd = nil
+}
+
+// Resume starts the process again after Kill or Stop, on the same
+// database, port and flags, so that clients keep their endpoint.
+func (s *Server) Resume(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	s.run(t)
 }
 
 // Restart starts the process again on the same database and a new port.

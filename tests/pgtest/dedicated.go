@@ -63,3 +63,12 @@ func (cl *Cluster) Start() error {
 	defer cl.mu.Unlock()
 	return cl.c.start()
 }
+
+// Kill ends the server as a crash of the machine would: SIGKILL to the
+// postmaster and every process it started, with no shutdown of any kind.
+// It returns once they are all gone; Start then runs crash recovery.
+func (cl *Cluster) Kill() error {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.c.kill()
+}
