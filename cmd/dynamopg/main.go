@@ -38,7 +38,7 @@ func main() {
 		os.Exit(2)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "dynamopg:", err)
+		fmt.Fprintln(os.Stderr, "dynamopg:", maskText(err.Error()))
 		os.Exit(1)
 	}
 }

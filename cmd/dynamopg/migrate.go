@@ -15,6 +15,7 @@ func migrate(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	remember(*db)
 	if !strings.HasPrefix(*db, "postgres://") && !strings.HasPrefix(*db, "postgresql://") {
 		return fmt.Errorf("migrate: --db must be a postgres:// URL (SQLite applies its schema when it opens)")
 	}

@@ -25,7 +25,7 @@ func openStore(ctx context.Context, db string, migrate bool, maxConns int32, log
 	case db == "memory":
 		return sqlitestore.Open(ctx, ":memory:", sqlitestore.Options{Logger: log})
 	}
-	return nil, fmt.Errorf("--db %q: want postgres://…, sqlite:PATH or memory", db)
+	return nil, fmt.Errorf("--db %q: want postgres://…, sqlite:PATH or memory", maskDB(db))
 }
 
 // openStatusStore opens the store at db read-only, with no background
@@ -38,7 +38,7 @@ func openStatusStore(ctx context.Context, db string) (store.Store, error) {
 		st, err := pgstore.Open(cctx, db, pgstore.Options{ReadOnly: true, ApplicationName: "dynamopg status",
 			Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
-			return nil, fmt.Errorf("connect %s: %w", maskURL(db), err)
+			return nil, fmt.Errorf("connect %s: %w", maskDB(db), err)
 		}
 		if err := st.SchemaCurrent(cctx); err != nil {
 			st.Close()
@@ -52,7 +52,7 @@ func openStatusStore(ctx context.Context, db string) (store.Store, error) {
 		}
 		return sqlitestore.Open(ctx, path, sqlitestore.Options{ReadOnly: true})
 	}
-	return nil, fmt.Errorf("--db %q: want postgres://… or sqlite:PATH", db)
+	return nil, fmt.Errorf("--db %q: want postgres://… or sqlite:PATH", maskDB(db))
 }
 
 // The intervals of the background passes that have no flag: the stream
@@ -62,17 +62,3 @@ const (
 	streamTrimInterval = time.Hour
 	tokenPurgeInterval = time.Minute
 )
-
-// maskURL hides a password in a database URL for logs.
-func maskURL(db string) string {
-	if i := strings.Index(db, "://"); i >= 0 {
-		rest := db[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			cred := rest[:at]
-			if c := strings.Index(cred, ":"); c >= 0 {
-				return db[:i+3] + cred[:c] + ":*****" + rest[at:]
-			}
-		}
-	}
-	return db
-}

@@ -12,11 +12,11 @@ import (
 
 // servePprof serves the runtime profiles on their own listener, never on the
 // API port: profiles expose internals and a CPU profile costs a little CPU
-// while it runs. It stops when ctx ends.
+// while it runs. It stops when ctx ends. /debug/pprof/cmdline is not
+// served: the command line holds --db, and a password with it.
 func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

@@ -29,7 +29,7 @@ func serve(ctx context.Context, args []string) error {
 	st := newSettings(fs)
 	listen := st.String("listen", "DYNAMOPG_LISTEN", "127.0.0.1:8000", "address to listen on")
 	db := st.String("db", "DYNAMOPG_DB", "sqlite:dynamopg.db", "database: postgres://…, sqlite:PATH or memory")
-	st.mask("db", maskURL)
+	st.mask("db", maskDB)
 	dbMaxConns := st.Int("db-max-conns", "DYNAMOPG_DB_MAX_CONNS", 0, "PostgreSQL pool size; 0 is pgxpool's default (the larger of 4 and the number of CPUs)")
 	noMigrate := st.Bool("no-migrate", "DYNAMOPG_NO_MIGRATE", false, "do not apply migrations at start")
 	logLevel := st.String("log-level", "DYNAMOPG_LOG_LEVEL", "info", "log level: debug (every request), info (refused requests), warn (throttling), error")
@@ -58,6 +58,7 @@ func serve(ctx context.Context, args []string) error {
 		}
 		return err
 	}
+	remember(*db)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
@@ -156,7 +157,7 @@ func serve(ctx context.Context, args []string) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
-	log.Info("dynamopg serving", "version", version, "listen", ln.Addr().String(), "scheme", scheme, "db", maskURL(*db), "auth", authDesc, "index_propagation", *propagation)
+	log.Info("dynamopg serving", "version", version, "listen", ln.Addr().String(), "scheme", scheme, "db", maskDB(*db), "auth", authDesc, "index_propagation", *propagation)
 
 	if *pprofAddr != "" {
 		if err := servePprof(ctx, *pprofAddr, log); err != nil {

@@ -56,6 +56,7 @@ func status(ctx context.Context, args []string) error {
 		}
 		return err
 	}
+	remember(*db)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("status: unexpected argument %q", fs.Arg(0))
 	}
@@ -88,7 +89,7 @@ func status(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("status: %w", err)
 		}
-		r.DB = maskURL(*db)
+		r.DB = maskDB(*db)
 		rates(r, prev)
 		if *format == "json" {
 			enc := json.NewEncoder(os.Stdout)
