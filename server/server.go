@@ -70,6 +70,7 @@ type Server struct {
 	streamOps map[string]bool
 	slots     chan struct{} // nil when MaxInFlight is 0
 	m         *serverMetrics
+	lines     *lineLimiter // limits repeated "request failed" lines
 }
 
 // New builds the HTTP server over a store with default settings (no
@@ -95,6 +96,7 @@ func NewWithConfig(st store.Store, log *slog.Logger, cfg Config) *Server {
 		s.slots = make(chan struct{}, cfg.MaxInFlight)
 	}
 	s.m = newServerMetrics(s)
+	s.lines = newLineLimiter(log)
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.POST("/", s.handle)
@@ -314,6 +316,9 @@ func (s *Server) done(cl *call, status int, errType string, cause error) {
 	}
 	if !s.log.Enabled(context.Background(), level) {
 		return // the log line's attributes, the table above all, cost CPU
+	}
+	if errType != "" && !s.lines.allow(lineKind{level, cl.op, errType}) {
+		return
 	}
 	attrs := []slog.Attr{slog.String("request_id", cl.id), slog.String("op", cl.op)}
 	if table := cl.table(); table != "" {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -87,3 +88,42 @@ func TestContextHandler(t *testing.T) {
 		t.Errorf("got %q", b.String())
 	}
 }
+
+func TestLineLimiter(t *testing.T) {
+	var mu sync.Mutex
+	var b strings.Builder
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return b.Write(p)
+	}), nil))
+	l := newLineLimiter(log)
+	k := lineKind{slog.LevelWarn, "GetItem", "ThrottlingException"}
+	other := lineKind{slog.LevelInfo, "GetItem", "ValidationException"}
+	allowed := 0
+	for range 1000 {
+		if l.allow(k) {
+			allowed++
+		}
+	}
+	if allowed != logBurst {
+		t.Errorf("%d of 1000 lines allowed in an interval, want %d", allowed, logBurst)
+	}
+	if !l.allow(other) {
+		t.Errorf("another kind of line was suppressed")
+	}
+	time.Sleep(logInterval + 200*time.Millisecond)
+	mu.Lock()
+	out := b.String()
+	mu.Unlock()
+	if !strings.Contains(out, `level=WARN msg="log lines suppressed" op=GetItem error_type=ThrottlingException suppressed=990 interval=1s`) {
+		t.Errorf("no count of the suppressed lines: %q", out)
+	}
+	if !l.allow(k) {
+		t.Errorf("a line was suppressed in the next interval")
+	}
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
