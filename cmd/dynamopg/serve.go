@@ -154,7 +154,7 @@ func serve(ctx context.Context, args []string) error {
 		ReadTimeout:       *readTimeout,
 		WriteTimeout:      *writeTimeout,
 		IdleTimeout:       *idleTimeout,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    server.HeaderReadLimit,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	log.Info("dynamopg serving", "version", version, "listen", ln.Addr().String(), "scheme", scheme, "db", maskDB(*db), "auth", authDesc, "index_propagation", *propagation)
