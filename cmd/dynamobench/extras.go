@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -21,225 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/dynamopg/dynamopg/tests/harness"
 )
-
-// ---- async index lag ---------------------------------------------------
-
-type lagResult struct {
-	Backend      string  `json:"backend"`
-	Rate         int     `json:"rate_asked"`
-	AchievedRate float64 `json:"rate_achieved"`
-	Samples      int     `json:"samples"`
-	P50Ms        float64 `json:"p50_ms"`
-	P99Ms        float64 `json:"p99_ms"`
-	MaxMs        float64 `json:"max_ms"`
-	Error        string  `json:"error,omitempty"`
-}
-
-// lagPollEvery is the pause between the lag poller's rounds of Queries.
-const lagPollEvery = time.Millisecond
-
-// lagPollRuns bounds the Queries of one round of the lag poller.
-const lagPollRuns = 8
-
-// lagWarmup is how long the lag run writes and polls, at its rate, before
-// the writes it times: for about the first second and a half on a fresh
-// table and server, the poller's Queries take 200-300 ms each (cold
-// connections, statements and plans), which would otherwise be the run's
-// p99.
-const lagWarmup = 2 * time.Second
-
-// measureLag writes at rate/s for dur on a server with async indexes and
-// times every write from PutItem returned to the item showing on the GSI.
-// Every item has GSI key g = "lag" and its sequence number as the GSI sort
-// key; one poller Queries the GSI for the sequence numbers not yet seen
-// (pollLag), every lagPollEvery, and stamps each item the first time a
-// Query returns it. One poller keeps the measurement's own load fixed (one
-// Query in flight): a poller per write would put rate × lag / 1 ms Queries
-// in flight, more than the server answers once lag grows, and measure that.
-func measureLag(ctx context.Context, backend string, rate int, dur time.Duration) lagResult {
-	r := lagResult{Backend: backend, Rate: rate}
-	fmt.Fprintf(os.Stderr, "== async index lag on %s\n", backend)
-	url, stop, err := startDynamopg(ctx, backend, "--index-propagation", "async")
-	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	defer stop()
-	c := newClient(url)
-	table := fmt.Sprintf("lag_%d", time.Now().UnixNano()%1e9)
-	_, err = c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(table),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("seq"), AttributeType: types.ScalarAttributeTypeN}},
-		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: aws.String("byG"),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String("seq"), KeyType: types.KeyTypeRange}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
-		}},
-	})
-	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	warm := int(lagWarmup.Seconds() * float64(rate))
-	n := warm + int(dur.Seconds()*float64(rate))
-	returned := make([]atomic.Int64, n) // unix ns; 0: not yet, -1: failed
-	seen := make([]int64, n)            // unix ns the poller first saw it
-	var firstErr atomic.Value
-	pollDone := make(chan struct{})
-	go func() {
-		defer close(pollDone)
-		// A client of its own: the poller's Queries do not wait behind
-		// the writers for the HTTP connections of theirs.
-		firstErr.CompareAndSwap(nil, pollLag(ctx, newClient(url), table, returned, seen))
-	}()
-	var wg sync.WaitGroup
-	interval := time.Second / time.Duration(rate)
-	start := time.Now()
-	var timedStart time.Time
-	for i := 0; i < n && ctx.Err() == nil; i++ {
-		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
-			time.Sleep(d)
-		}
-		if i == warm {
-			// The timed writes keep the rate from here: a warm-up that fell
-			// behind would otherwise open them with a burst of its backlog.
-			timedStart = time.Now()
-			start = timedStart.Add(-time.Duration(i) * interval)
-		}
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
-				"pk":  &types.AttributeValueMemberS{Value: fmt.Sprintf("k%08d", i)},
-				"g":   &types.AttributeValueMemberS{Value: "lag"},
-				"seq": &types.AttributeValueMemberN{Value: strconv.Itoa(i)},
-			}})
-			if err != nil {
-				returned[i].Store(-1)
-				firstErr.CompareAndSwap(nil, err.Error())
-				return
-			}
-			returned[i].Store(time.Now().UnixNano())
-		}(i)
-	}
-	sent := time.Since(timedStart)
-	wg.Wait()
-	<-pollDone
-	var ok []time.Duration
-	for i := warm; i < n; i++ {
-		if ret := returned[i].Load(); ret > 0 && seen[i] > 0 {
-			ok = append(ok, time.Duration(max(seen[i]-ret, 0)))
-		}
-	}
-	sort.Slice(ok, func(i, j int) bool { return ok[i] < ok[j] })
-	r.Samples = len(ok)
-	r.AchievedRate = float64(n-warm) / sent.Seconds()
-	if len(ok) > 0 {
-		r.P50Ms, r.P99Ms, r.MaxMs = msf(ok[len(ok)/2]), msf(ok[min(len(ok)-1, len(ok)*99/100)]), msf(ok[len(ok)-1])
-	}
-	if e, has := firstErr.Load().(string); has && e != "" {
-		r.Error = fmt.Sprintf("%d of %d writes failed or never showed; first: %s", n-warm-len(ok), n-warm, e)
-	}
-	fmt.Fprintf(os.Stderr, "   %d samples, p50 %.2f ms, p99 %.2f ms %s\n", r.Samples, r.P50Ms, r.P99Ms, r.Error)
-	return r
-}
-
-// pollLag Queries the lag table's GSI until every write of returned has
-// been seen or has failed (or 30 s pass without progress), stamping seen.
-// A write can show before its PutItem returns; its lag then counts as 0.
-//
-// Each round reads only the sequence numbers still pending: the runs of
-// unseen writes, the last one open-ended (writes to come; pendingRuns). Reading everything from the
-// lowest unseen write instead made one late write cost a re-read of every
-// write after it on each round: the measurement's own load grew with the
-// lag it measured, and a run that fell behind once never caught up.
-func pollLag(ctx context.Context, c *dynamodb.Client, table string, returned []atomic.Int64, seen []int64) string {
-	progress := time.Now()
-	for ctx.Err() == nil {
-		runs := pendingRuns(returned, seen, lagPollRuns)
-		if len(runs) == 0 {
-			return ""
-		}
-		if time.Since(progress) > 30*time.Second {
-			return fmt.Sprintf("write %d not visible on the index after 30 s", runs[0][0])
-		}
-		for _, run := range runs {
-			cond, vals := "g = :g AND seq >= :a", map[string]types.AttributeValue{
-				":g": &types.AttributeValueMemberS{Value: "lag"},
-				":a": &types.AttributeValueMemberN{Value: strconv.Itoa(run[0])}}
-			if run[1] >= 0 {
-				cond = "g = :g AND seq BETWEEN :a AND :b"
-				vals[":b"] = &types.AttributeValueMemberN{Value: strconv.Itoa(run[1])}
-			}
-			var start map[string]types.AttributeValue
-			for {
-				out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("byG"),
-					KeyConditionExpression: aws.String(cond), ExpressionAttributeValues: vals, ExclusiveStartKey: start})
-				if err != nil {
-					return err.Error()
-				}
-				now := time.Now().UnixNano()
-				for _, it := range out.Items {
-					v, _ := it["seq"].(*types.AttributeValueMemberN)
-					if v == nil {
-						continue
-					}
-					if i, err := strconv.Atoi(v.Value); err == nil && i >= 0 && i < len(seen) && seen[i] == 0 {
-						seen[i] = now
-						progress = time.Now()
-					}
-				}
-				if start = out.LastEvaluatedKey; start == nil {
-					break
-				}
-			}
-		}
-		time.Sleep(lagPollEvery)
-	}
-	return ctx.Err().Error()
-}
-
-// pendingRuns returns the sequence numbers not yet seen and not failed as
-// at most maxRuns inclusive ranges [a, b] in order, the last one open
-// ([a, -1]) when it reaches the end of the run. Beyond maxRuns, the runs
-// with the smallest gaps between them are merged (re-reading those gaps).
-func pendingRuns(returned []atomic.Int64, seen []int64, maxRuns int) [][2]int {
-	var runs [][2]int
-	for i := 0; i < len(seen); i++ {
-		if seen[i] > 0 || returned[i].Load() < 0 {
-			continue
-		}
-		if n := len(runs); n > 0 && runs[n-1][1] == i-1 {
-			runs[n-1][1] = i
-		} else {
-			runs = append(runs, [2]int{i, i})
-		}
-	}
-	for len(runs) > maxRuns {
-		best := 0
-		for j := 1; j < len(runs)-1; j++ {
-			if runs[j+1][0]-runs[j][1] < runs[best+1][0]-runs[best][1] {
-				best = j
-			}
-		}
-		runs[best][1] = runs[best+1][1]
-		runs = append(runs[:best+1], runs[best+2:]...)
-	}
-	if n := len(runs); n > 0 && runs[n-1][1] == len(seen)-1 {
-		runs[n-1][1] = -1
-	}
-	return runs
-}
 
 // ---- online index build ------------------------------------------------
 
@@ -267,22 +48,22 @@ type buildResult struct {
 // with no writers, it adds a second GSI over the same rows and compares
 // that backfill with a plain INSERT … SELECT of its index rows: like with
 // like, both statements alone on the machine.
-func measureOnlineBuild(ctx context.Context, cfg *config) (r buildResult) {
+func measureOnlineBuild(ctx context.Context, env *benchEnv) (r buildResult) {
+	cfg := env.cfg
 	r.Rows, r.Clients = cfg.buildRows, 16
 	fmt.Fprintf(os.Stderr, "== online index build (%d rows)\n", cfg.buildRows)
-	db, err := newPGDatabase(ctx)
+	pg, err := env.postgres(ctx)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	var s *harness.Server
-	tb, err := withTB(func(tb *benchTB) { s = harness.StartDB(tb, "postgres", db) })
+	srv, err := startDynamopg(ctx, env, "postgres")
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	defer tb.runCleanups()
-	c := newClient(s.URL)
+	defer srv.stop()
+	c := srv.client
 	table := fmt.Sprintf("build_%d", time.Now().UnixNano()%1e9)
 	if err := createTable(ctx, c, table, shapePlain); err != nil {
 		r.Error = err.Error()
@@ -296,8 +77,8 @@ func measureOnlineBuild(ctx context.Context, cfg *config) (r buildResult) {
 		r.Error = "load: " + err.Error()
 		return r
 	}
-	put := put2GSI(c, table)
-	before := measure(ctx, put, r.Clients, cfg.warmup, cfg.duration)
+	put := rawPut2GSI(table)
+	before := measureRaw(ctx, srv.addr, put, r.Clients, cfg.warmup, cfg.duration, cpuMeter{server: srv.pid, db: pg.postmaster})
 	r.WritesBefore, r.P99BeforeMs = before.OpsPerSec, before.P99Ms
 
 	// Writers run through the build; each records its latencies.
@@ -313,9 +94,11 @@ func measureOnlineBuild(ctx context.Context, cfg *config) (r buildResult) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			rc := newRawConn(srv.addr, put.op)
+			defer rc.close()
 			for !stopW.Load() && ctx.Err() == nil {
 				t0 := time.Now()
-				if err := put(ctx, w); err != nil {
+				if err := rawCall(rc, &put, w); err != nil {
 					errs.Add(1)
 					continue
 				}
@@ -361,7 +144,7 @@ func measureOnlineBuild(ctx context.Context, cfg *config) (r buildResult) {
 	// The quiet build: the same table, now without writers, after a VACUUM
 	// of the writers' dead rows (else autovacuum may start on them during
 	// it).
-	conn, err := pgx.Connect(ctx, db)
+	conn, err := pgx.Connect(ctx, srv.db)
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -507,10 +290,10 @@ const startupRuns = 5
 
 // measureStartup runs startOnce startupRuns times and reports the median
 // start (with its RSS) and every start's time.
-func measureStartup(ctx context.Context, backend string) startupResult {
+func measureStartup(ctx context.Context, env *benchEnv, backend string) startupResult {
 	var runs []startupResult
 	for range startupRuns {
-		r := startOnce(ctx, backend)
+		r := startOnce(ctx, env, backend)
 		if r.Error != "" {
 			return r
 		}
@@ -529,18 +312,16 @@ func measureStartup(ctx context.Context, backend string) startupResult {
 // startOnce starts the binary on a fresh database and times the first 200
 // from /health (polled every millisecond), then reads its RSS after a
 // second idle.
-func startOnce(ctx context.Context, backend string) (r startupResult) {
+func startOnce(ctx context.Context, env *benchEnv, backend string) (r startupResult) {
 	r.Backend = backend
-	var bin string
-	tb, err := withTB(func(tb *benchTB) { bin = harness.Binary(tb) })
+	bin, err := env.binary()
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	defer tb.runCleanups()
 	var db string
 	if backend == "postgres" {
-		if db, err = newPGDatabase(ctx); err != nil {
+		if db, err = env.newPGDatabase(ctx); err != nil {
 			r.Error = err.Error()
 			return r
 		}
@@ -558,7 +339,7 @@ func startOnce(ctx context.Context, backend string) (r startupResult) {
 		r.Error = err.Error()
 		return r
 	}
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--db", db, "--log-level", "warn")
+	cmd := pinnedCommand(env.serverCPUs, bin, "serve", "--listen", addr, "--db", db, "--log-level", "warn")
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		r.Error = err.Error()

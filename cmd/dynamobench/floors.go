@@ -23,9 +23,10 @@ func keyHash(pk string) int64 {
 
 // ---- PostgreSQL floor --------------------------------------------------
 
-// pgFloor issues the workloads' row operations through pgx, on tables of
-// dynamopg's data-table shape (hk, pk, sk COLLATE "C", item jsonb, size).
-// pgxpool's default mode prepares and caches every statement.
+// pgFloor is the PostgreSQL floor's database: tables of dynamopg's
+// data-table shape (hk, pk, sk COLLATE "C", item jsonb, size; its
+// indexes), preloaded with the data the DynamoDB targets get. pgbench
+// (pgbench.go) issues the row operations.
 type pgFloor struct{ pool *pgxpool.Pool }
 
 const pgSchema = `
@@ -44,15 +45,7 @@ CREATE TABLE x2b (LIKE x1 INCLUDING ALL);
 `
 
 const (
-	pgUpsert    = `INSERT INTO t (hk, pk, sk, item, size) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size`
-	pgInsertNew = `INSERT INTO t (hk, pk, sk, item, size) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (pk, sk) DO NOTHING`
-	pgGet       = `SELECT item FROM t WHERE pk = $1 AND sk = $2`
-	pgUpdate    = `UPDATE t SET item = jsonb_set(item, '{n}', jsonb_build_object('N', $3::text)) WHERE pk = $1 AND sk = $2`
-	pgQuery     = `SELECT item FROM t WHERE pk = $1 ORDER BY sk`
-	pgQueryGSI  = `SELECT item FROM x1 WHERE g = $1 ORDER BY sk, pk`
-	pgUpsert2   = `INSERT INTO t2 (hk, pk, sk, item, size) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size`
-	pgIndexA    = `INSERT INTO x2a (hk, g, sk, pk, item) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (g, sk, pk) DO UPDATE SET item = excluded.item`
-	pgIndexB    = `INSERT INTO x2b (hk, g, sk, pk, item) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (g, sk, pk) DO UPDATE SET item = excluded.item`
+	pgUpsert = `INSERT INTO t (hk, pk, sk, item, size) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size`
 )
 
 func newPGFloor(ctx context.Context, url string, conns int) (*pgFloor, error) {
@@ -102,89 +95,6 @@ func newPGFloor(ctx context.Context, url string, conns int) (*pgFloor, error) {
 }
 
 func (f *pgFloor) close() { f.pool.Close() }
-
-func (f *pgFloor) put(ctx context.Context, _ int) error {
-	pk := newKey()
-	_, err := f.pool.Exec(ctx, pgUpsert, keyHash(pk), pk, "s", jsonItem(pk, "s", "g", "g"), 1100)
-	return err
-}
-
-func (f *pgFloor) condPut(ctx context.Context, _ int) error {
-	pk := newKey()
-	tag, err := f.pool.Exec(ctx, pgInsertNew, keyHash(pk), pk, "s", jsonItem(pk, "s", "g", "g"), 1100)
-	if err == nil && tag.RowsAffected() != 1 {
-		err = fmt.Errorf("conditional insert wrote nothing")
-	}
-	return err
-}
-
-func (f *pgFloor) get(ctx context.Context, _ int) error {
-	var item []byte
-	return f.pool.QueryRow(ctx, pgGet, getKey(), "s").Scan(&item)
-}
-
-func (f *pgFloor) update(ctx context.Context, _ int) error {
-	tag, err := f.pool.Exec(ctx, pgUpdate, getKey(), "s", strconv.Itoa(rand.IntN(1e6)))
-	if err == nil && tag.RowsAffected() != 1 {
-		err = fmt.Errorf("update wrote nothing")
-	}
-	return err
-}
-
-func (f *pgFloor) queryRows(ctx context.Context, sql, key string, want int) error {
-	rows, err := f.pool.Query(ctx, sql, key)
-	if err != nil {
-		return err
-	}
-	n := 0
-	for rows.Next() {
-		var item []byte
-		if err := rows.Scan(&item); err != nil {
-			rows.Close()
-			return err
-		}
-		n++
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if n != want {
-		return fmt.Errorf("query returned %d rows", n)
-	}
-	return nil
-}
-
-func (f *pgFloor) query(ctx context.Context, _ int) error {
-	return f.queryRows(ctx, pgQuery, queryKey(), queryPartSize)
-}
-
-func (f *pgFloor) queryGSI(ctx context.Context, _ int) error {
-	return f.queryRows(ctx, pgQueryGSI, gsiKey(), 10)
-}
-
-// batch writes n items in one pipeline: one round trip, one implicit
-// transaction (the floor of BatchWriteItem and TransactWriteItems).
-func (f *pgFloor) batch(n int) opFunc {
-	return func(ctx context.Context, _ int) error {
-		b := &pgx.Batch{}
-		for i := 0; i < n; i++ {
-			pk := newKey()
-			b.Queue(pgUpsert, keyHash(pk), pk, "s", jsonItem(pk, "s", "g", "g"), 1100)
-		}
-		return f.pool.SendBatch(ctx, b).Close()
-	}
-}
-
-// put2GSI writes the item and its two index rows in one pipeline.
-func (f *pgFloor) put2GSI(ctx context.Context, _ int) error {
-	pk, g, g2 := newKey(), gsiKey(), gsiKey()
-	item := jsonItem(pk, "s", g, g2)
-	b := &pgx.Batch{}
-	b.Queue(pgUpsert2, keyHash(pk), pk, "s", item, 1100)
-	b.Queue(pgIndexA, keyHash(g), g, "s", pk, item)
-	b.Queue(pgIndexB, keyHash(g2), g2, "s", pk, item)
-	return f.pool.SendBatch(ctx, b).Close()
-}
 
 // ---- SQLite floor ------------------------------------------------------
 

@@ -22,33 +22,37 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/dynamopg/dynamopg/tests/harness"
-	"github.com/dynamopg/dynamopg/tests/pgtest"
 )
 
 type config struct {
-	duration    time.Duration
-	warmup      time.Duration
-	clients     []int
-	workloads   []string
-	targets     []string
-	out         string
-	floorConns  int
-	lag         bool
-	lagRate     int
-	lagDuration time.Duration
-	onlineBuild bool
-	buildRows   int
-	startup     bool
+	duration     time.Duration
+	warmup       time.Duration
+	clients      []int
+	workloads    []string
+	targets      []string
+	out          string
+	serverCPUs   string
+	loadCPUs     string
+	sdkCheck     bool
+	pprofDir     string
+	pprofClients int
+	lag          bool
+	lagRate      int
+	lagDuration  time.Duration
+	onlineBuild  bool
+	buildRows    int
+	startup      bool
 }
 
 func main() {
+	maybePinExec()
+	maybeLagPoll()
 	var cfg config
 	var clients, workloads, targets string
 	flag.DurationVar(&cfg.duration, "d", 5*time.Second, "measured duration of each cell (workload × target × clients)")
@@ -57,7 +61,13 @@ func main() {
 	flag.StringVar(&workloads, "workloads", "all", "workloads, comma-separated, or all: "+strings.Join(workloadNames(), ","))
 	flag.StringVar(&targets, "targets", "all", "targets, comma-separated, or all: "+strings.Join(allTargets, ","))
 	flag.StringVar(&cfg.out, "out", "bench/results", "directory for bench.json and bench.png (empty: write nothing)")
-	flag.IntVar(&cfg.floorConns, "floor-conns", max(4, runtime.NumCPU()), "pgx floor pool size (dynamopg's default pool is max(4, CPUs))")
+	serverDefault, loadDefault := defaultCPUs()
+	flag.StringVar(&cfg.serverCPUs, "server-cpus", serverDefault, "CPUs of the systems under test (dynamopg, PostgreSQL, dynalite); empty: no pinning")
+	flag.StringVar(&cfg.loadCPUs, "load-cpus", loadDefault, "CPUs of dynamobench itself: the load generator, pgbench, the SQLite floor, the lag poller")
+	pin := flag.Bool("pin", true, "pin the servers and the load to -server-cpus and -load-cpus")
+	flag.BoolVar(&cfg.sdkCheck, "sdk-check", true, "after each workload's cells, run it through the AWS SDK and check the responses")
+	flag.StringVar(&cfg.pprofDir, "pprof", "", "directory: start dynamopg with --pprof and save a CPU profile of each cell at -pprof-clients")
+	flag.IntVar(&cfg.pprofClients, "pprof-clients", 16, "the client count whose cells -pprof profiles")
 	flag.BoolVar(&cfg.lag, "lag", true, "measure async index lag (PutItem returned → item visible on the GSI)")
 	flag.IntVar(&cfg.lagRate, "lag-rate", 1000, "writes/s during the async index lag run")
 	flag.DurationVar(&cfg.lagDuration, "lag-duration", 5*time.Second, "length of the timed part of the async index lag run (after 2 s of warm-up)")
@@ -65,6 +75,13 @@ func main() {
 	flag.IntVar(&cfg.buildRows, "build-rows", 20000, "rows in the table before the online build")
 	flag.BoolVar(&cfg.startup, "startup", true, "measure server start to first answer and idle memory (RSS)")
 	flag.Parse()
+	if !*pin {
+		cfg.serverCPUs, cfg.loadCPUs = "", ""
+	}
+	if (cfg.serverCPUs == "") != (cfg.loadCPUs == "") {
+		fatalf("-server-cpus and -load-cpus go together")
+	}
+	pinSelf(cfg.loadCPUs)
 
 	var err error
 	if cfg.clients, err = parseInts(clients); err != nil {
@@ -88,7 +105,6 @@ func main() {
 		code = 1
 	}
 	runCleanups()
-	pgtest.Stop()
 	harness.RemoveBinary()
 	os.Exit(code)
 }

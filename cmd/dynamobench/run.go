@@ -27,6 +27,15 @@ type cell struct {
 	P50Ms       float64 `json:"p50_ms"`
 	P99Ms       float64 `json:"p99_ms"`
 	FirstError  string  `json:"first_error,omitempty"`
+	CPU         cpuUse  `json:"cpu"`
+}
+
+// check is the SDK's run of one workload on one target (sdkCheck).
+type check struct {
+	Workload string `json:"workload"`
+	Target   string `json:"target"`
+	Ops      int    `json:"ops"`
+	Error    string `json:"error,omitempty"`
 }
 
 type ratio struct {
@@ -50,6 +59,7 @@ type report struct {
 	Config    map[string]any    `json:"config"`
 	Targets   map[string]string `json:"targets"` // name → "ok" or "missing: …" / "failed: …"
 	Cells     []cell            `json:"cells"`
+	Checks    []check           `json:"sdk_checks"`
 	Ratios    []ratio           `json:"ratios"`
 	Goals     []goal            `json:"goals"`
 	Lag       []lagResult       `json:"async_index_lag,omitempty"`
@@ -58,8 +68,9 @@ type report struct {
 	Workloads map[string]string `json:"workload_titles"`
 }
 
-// measure runs op from clients goroutines: a warm-up, then dur measured.
-func measure(ctx context.Context, op opFunc, clients int, warmup, dur time.Duration) cell {
+// measure runs op from clients goroutines in this process (the SQLite
+// floor, the online build's writers): a warm-up, then dur measured.
+func measure(ctx context.Context, op opFunc, clients int, warmup, dur time.Duration, meter cpuMeter) cell {
 	start := time.Now()
 	from, to := start.Add(warmup), start.Add(warmup+dur)
 	lat := make([][]time.Duration, clients)
@@ -78,7 +89,7 @@ func measure(ctx context.Context, op opFunc, clients int, warmup, dur time.Durat
 				}
 				err := op(ctx, w)
 				t1 := time.Now()
-				if t0.Before(from) || t1.After(to) {
+				if t1.Before(from) || !t1.Before(to) {
 					continue
 				}
 				if err != nil {
@@ -91,18 +102,15 @@ func measure(ctx context.Context, op opFunc, clients int, warmup, dur time.Durat
 			lat[w] = l
 		}(w)
 	}
+	a, b := sampleWindow(ctx, window{from, to}, meter)
 	wg.Wait()
 	var all []time.Duration
 	for _, l := range lat {
 		all = append(all, l...)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	c := cell{Clients: clients, Ops: int64(len(all)), Errors: errs.Load()}
-	c.OpsPerSec = float64(len(all)) / dur.Seconds()
-	if len(all) > 0 {
-		c.P50Ms = msf(all[len(all)/2])
-		c.P99Ms = msf(all[min(len(all)-1, len(all)*99/100)])
-	}
+	c := summarize(all, clients, dur)
+	c.Errors = errs.Load()
+	c.CPU = cpuPerOp(a, b, c.Ops)
 	if e, ok := firstErr.Load().(string); ok {
 		c.FirstError = e
 	} else if len(all) == 0 {
@@ -114,11 +122,23 @@ func measure(ctx context.Context, op opFunc, clients int, warmup, dur time.Durat
 func msf(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
 func run(ctx context.Context, cfg *config) error {
+	env := &benchEnv{cfg: cfg, serverCPUs: cfg.serverCPUs, loadCPUs: cfg.loadCPUs}
+	if cfg.serverCPUs != "" {
+		set, _ := parseCPUs(cfg.serverCPUs)
+		meterCPUs = map[int]bool{}
+		for c := 0; c < 1024; c++ {
+			if set[c/64]&(1<<(c%64)) != 0 {
+				meterCPUs[c] = true
+			}
+		}
+	}
 	rep := &report{
 		Started: time.Now().UTC(),
 		Machine: map[string]any{"cpus": runtime.NumCPU(), "goos": runtime.GOOS, "goarch": runtime.GOARCH, "go": runtime.Version()},
 		Config: map[string]any{"duration_s": cfg.duration.Seconds(), "warmup_s": cfg.warmup.Seconds(), "clients": cfg.clients,
-			"workloads": cfg.workloads, "targets": cfg.targets, "floor_conns": cfg.floorConns},
+			"workloads": cfg.workloads, "targets": cfg.targets, "server_cpus": cfg.serverCPUs, "load_cpus": cfg.loadCPUs,
+			"load_generator": "raw HTTP/1.1 keep-alive, one connection per client (cmd/dynamobench/loadgen.go)",
+			"floor":          "pgbench -M prepared, custom scripts (cmd/dynamobench/pgbench)"},
 		Targets:   map[string]string{},
 		Workloads: map[string]string{},
 	}
@@ -137,7 +157,7 @@ func run(ctx context.Context, cfg *config) error {
 			break
 		}
 		fmt.Fprintf(os.Stderr, "== %s\n", tn)
-		t, err := newTarget(ctx, tn, cfg)
+		t, err := newTarget(ctx, env, tn)
 		if err != nil {
 			var m errMissing
 			if errors.As(err, &m) {
@@ -151,7 +171,7 @@ func run(ctx context.Context, cfg *config) error {
 		rep.Targets[tn] = "ok"
 		for _, wn := range cfg.workloads {
 			w := workloadByName(wn)
-			op, err := t.prepare(ctx, w)
+			measureCell, err := t.prepare(ctx, w)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "   %-15s %v\n", wn, err)
 				for _, n := range cfg.clients {
@@ -163,12 +183,19 @@ func run(ctx context.Context, cfg *config) error {
 				if ctx.Err() != nil {
 					break
 				}
-				c := measure(ctx, op, n, cfg.warmup, cfg.duration)
+				c := measureCell(ctx, n, cfg.warmup, cfg.duration)
 				c.Workload, c.Target = wn, tn
 				c.ItemsPerSec = c.OpsPerSec * float64(w.items)
 				rep.Cells = append(rep.Cells, c)
-				fmt.Fprintf(os.Stderr, "   %-15s %3d clients %9.0f ops/s  p50 %7.2f ms  p99 %7.2f ms  errors %d %s\n",
-					wn, n, c.OpsPerSec, c.P50Ms, c.P99Ms, c.Errors, c.FirstError)
+				fmt.Fprintf(os.Stderr, "   %-15s %3d clients %9.0f ops/s  p50 %7.2f ms  p99 %7.2f ms  cpu/op µs: server %6.1f db %6.1f load %5.1f  busy %.2f (cpus %.2f)  errors %d %s\n",
+					wn, n, c.OpsPerSec, c.P50Ms, c.P99Ms, c.CPU.ServerUsPerOp, c.CPU.DBUsPerOp, c.CPU.ClientUsPerOp, c.CPU.ServerCoresBusy, c.CPU.ServerCPUsBusy, c.Errors, c.FirstError)
+			}
+			if d, ok := t.(*dynamoTarget); ok && cfg.sdkCheck && ctx.Err() == nil {
+				ck := check{Workload: wn, Target: tn, Ops: sdkCheckOps, Error: d.sdkCheck(ctx, w)}
+				rep.Checks = append(rep.Checks, ck)
+				if ck.Error != "" {
+					fmt.Fprintf(os.Stderr, "   %-15s SDK check: %s\n", wn, ck.Error)
+				}
 			}
 		}
 		t.close()
@@ -179,18 +206,18 @@ func run(ctx context.Context, cfg *config) error {
 			if !wantsBackend(cfg, b) {
 				continue
 			}
-			r := measureLag(ctx, b, cfg.lagRate, cfg.lagDuration)
+			r := measureLag(ctx, env, b, cfg.lagRate, cfg.lagDuration)
 			rep.Lag = append(rep.Lag, r)
 		}
 	}
 	if cfg.onlineBuild && ctx.Err() == nil {
-		r := measureOnlineBuild(ctx, cfg)
+		r := measureOnlineBuild(ctx, env)
 		rep.Build = &r
 	}
 	if cfg.startup && ctx.Err() == nil {
 		for _, b := range []string{"sqlite", "postgres"} {
 			if wantsBackend(cfg, b) {
-				rep.Startup = append(rep.Startup, measureStartup(ctx, b))
+				rep.Startup = append(rep.Startup, measureStartup(ctx, env, b))
 			}
 		}
 	}
@@ -247,7 +274,7 @@ func ratios(rep *report) []ratio {
 		var bases []string
 		switch c.Target {
 		case tDynPG:
-			bases = []string{tPGX, tDynalite, tMoto}
+			bases = []string{tPgbench, tDynalite, tMoto}
 		case tDynSQLite:
 			bases = []string{tSQLite, tDynalite, tMoto}
 		default:
@@ -285,31 +312,37 @@ func goals(rep *report) []goal {
 		}
 	}
 	for _, w := range []string{"put", "get"} {
-		r, ok := ratioOf(rep, w, tDynPG, tPGX, 16)
-		add(w+" pg/pgx throughput @16", ">= 0.8", r, ok, r >= 0.8)
-		if c := findCell(rep, w, tDynPG, 16); c != nil {
-			add(w+" pg p99 ms @16", "< 5", c.P99Ms, true, c.P99Ms < 5)
-		}
+		r, ok := ratioOf(rep, w, tDynPG, tPgbench, 16)
+		add(w+" pg / pgbench @16", ">= 0.8", r, ok, r >= 0.8)
 	}
-	fp := findCell(rep, "put", tPGX, 16)
-	for _, w := range []string{"condput", "update"} {
+	fp := findCell(rep, "put", tPgbench, 16)
+	for _, w := range []string{"update", "condput"} {
 		if c := findCell(rep, w, tDynPG, 16); c != nil && fp != nil {
 			r := c.OpsPerSec / fp.OpsPerSec
-			add(w+" pg / pgx plain upsert @16", ">= 0.6", r, true, r >= 0.6)
+			add(w+" pg / pgbench plain upsert @16", ">= 0.6", r, true, r >= 0.6)
+		}
+	}
+	for _, w := range []string{"put", "get", "update", "condput"} {
+		if c := findCell(rep, w, tDynPG, 16); c != nil {
+			add(w+" pg p99 ms @16", "< 5", c.P99Ms, true, c.P99Ms < 5)
+			if c.CPU.DBUsPerOp > 0 {
+				r := c.CPU.ServerUsPerOp / c.CPU.DBUsPerOp
+				add(w+" pg: dynamopg CPU / PostgreSQL CPU per op @16", "<= 1", r, true, r <= 1)
+			}
 		}
 	}
 	if a, b := findCell(rep, "put-2gsi-sync", tDynPG, 16), findCell(rep, "put", tDynPG, 16); a != nil && b != nil {
 		r := a.OpsPerSec / b.OpsPerSec
 		add("put 2 sync GSIs / plain put (pg) @16", ">= 0.5", r, true, r >= 0.5)
 	}
-	for _, w := range []string{"put", "get", "query"} {
+	for _, w := range []string{"put", "get", "update"} {
 		r, ok := ratioOf(rep, w, tDynSQLite, tDynalite, 16)
 		add(w+" sqlite/dynalite @16", ">= 3", r, ok, r >= 3)
 	}
 	for _, l := range rep.Lag {
 		if l.Samples > 0 {
-			add("async lag p50 ms ("+l.Backend+")", "< 10", l.P50Ms, true, l.P50Ms < 10)
-			add("async lag p99 ms ("+l.Backend+")", "< 30", l.P99Ms, true, l.P99Ms < 30)
+			add(fmt.Sprintf("async lag p50 ms (%s, %d/s)", l.Backend, l.Rate), "< 10", l.P50Ms, true, l.P50Ms < 10)
+			add(fmt.Sprintf("async lag p99 ms (%s, %d/s)", l.Backend, l.Rate), "< 30", l.P99Ms, true, l.P99Ms < 30)
 		}
 	}
 	for _, s := range rep.Startup {
@@ -340,7 +373,7 @@ func printReport(f *os.File, rep *report) {
 	}
 	fmt.Fprintln(f)
 	tw := tabwriter.NewWriter(f, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tclients\ttarget\tops/s\titems/s\tp50 ms\tp99 ms\terrors\tvs floor\tvs dynalite\tvs moto\t")
+	fmt.Fprintln(tw, "workload\tclients\ttarget\tops/s\tp50 ms\tp99 ms\tserver µs/op\tdb µs/op\tload µs/op\tbusy\terrors\tvs floor\tvs dynalite\tvs moto\t")
 	idx := map[string]int{}
 	for i, t := range allTargets {
 		idx[t] = i
@@ -371,7 +404,7 @@ func printReport(f *os.File, rep *report) {
 	last := ""
 	for _, c := range cells {
 		if last != "" && last != c.Workload {
-			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t")
+			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t")
 		}
 		last = c.Workload
 		floor, dl, mo := "", "", ""
@@ -379,13 +412,25 @@ func printReport(f *os.File, rep *report) {
 			floor, dl, mo = rat(c, fl), rat(c, tDynalite), rat(c, tMoto)
 		}
 		if c.Ops == 0 {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t-\t-\t-\t-\t%d\t\t\t\t%s\n", c.Workload, c.Clients, c.Target, c.Errors, trunc(c.FirstError, 60))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t-\t-\t-\t-\t-\t-\t-\t%d\t\t\t\t%s\n", c.Workload, c.Clients, c.Target, c.Errors, trunc(c.FirstError, 60))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.0f\t%.2f\t%.2f\t%d\t%s\t%s\t%s\t\n",
-			c.Workload, c.Clients, c.Target, c.OpsPerSec, c.ItemsPerSec, c.P50Ms, c.P99Ms, c.Errors, floor, dl, mo)
+		db := "-"
+		if c.CPU.DBUsPerOp > 0 {
+			db = fmt.Sprintf("%.0f", c.CPU.DBUsPerOp)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.0f\t%s\t%.0f\t%.2f\t%d\t%s\t%s\t%s\t\n",
+			c.Workload, c.Clients, c.Target, c.OpsPerSec, c.P50Ms, c.P99Ms, c.CPU.ServerUsPerOp, db, c.CPU.ClientUsPerOp, c.CPU.ServerCoresBusy, c.Errors, floor, dl, mo)
 	}
 	tw.Flush()
+	for _, ck := range rep.Checks {
+		if ck.Error != "" {
+			fmt.Fprintf(f, "SDK check FAILED: %s on %s: %s\n", ck.Workload, ck.Target, ck.Error)
+		}
+	}
+	if len(rep.Checks) > 0 {
+		fmt.Fprintf(f, "SDK checks: %d runs of %d calls\n", len(rep.Checks), sdkCheckOps)
+	}
 	if len(rep.Lag) > 0 {
 		fmt.Fprintln(f, "\nasync index lag (PutItem returned → visible on the GSI):")
 		for _, l := range rep.Lag {

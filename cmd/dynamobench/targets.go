@@ -19,31 +19,33 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/dynamopg/dynamopg/tests/harness"
-	"github.com/dynamopg/dynamopg/tests/pgtest"
 	"github.com/dynamopg/dynamopg/tests/sdkhttp"
 )
 
 const (
 	tDynPG     = "dynamopg-pg"
 	tDynSQLite = "dynamopg-sqlite"
-	tPGX       = "pgx"
+	tPgbench   = "pgbench"
 	tSQLite    = "sqlite"
 	tDynalite  = "dynalite"
 	tMoto      = "moto"
 )
 
-var allTargets = []string{tDynPG, tDynSQLite, tPGX, tSQLite, tDynalite, tMoto}
+var allTargets = []string{tDynPG, tDynSQLite, tPgbench, tSQLite, tDynalite, tMoto}
 
 // floorOf is the floor each dynamopg target is divided by.
-var floorOf = map[string]string{tDynPG: tPGX, tDynSQLite: tSQLite}
+var floorOf = map[string]string{tDynPG: tPgbench, tDynSQLite: tSQLite}
 
 // target is one system under test.
 type target interface {
-	// prepare makes workload w's tables and data ready and returns its op.
-	prepare(ctx context.Context, w *workload) (opFunc, error)
+	// prepare makes workload w's tables and data ready and returns what
+	// measures one cell of it.
+	prepare(ctx context.Context, w *workload) (cellFunc, error)
 	close()
 }
+
+// cellFunc measures one cell: clients at once, a warm-up, dur timed.
+type cellFunc func(ctx context.Context, clients int, warmup, dur time.Duration) cell
 
 // errMissing marks a target that cannot run here (a peer not installed).
 type errMissing struct{ why string }
@@ -108,24 +110,6 @@ func withTB(f func(tb *benchTB)) (tb *benchTB, err error) {
 	return tb, nil
 }
 
-// newPGDatabase creates a fresh database on the pgtest server, dropped at exit.
-func newPGDatabase(ctx context.Context) (string, error) {
-	srv, err := pgtest.Server()
-	if err != nil {
-		return "", err
-	}
-	u, drop, err := pgtest.CreateDatabase(ctx, srv)
-	if err != nil {
-		return "", err
-	}
-	atExit(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = drop(ctx)
-	})
-	return u, nil
-}
-
 // ---- DynamoDB-protocol targets -----------------------------------------
 
 // newClient returns an SDK client with a connection pool large enough for
@@ -148,50 +132,154 @@ func newClient(url string) *dynamodb.Client {
 	})
 }
 
-// dynamoTarget is any DynamoDB endpoint: dynamopg, dynalite, moto.
+// dynamoTarget is any DynamoDB endpoint: dynamopg, dynalite, moto. The
+// figure of a cell is the load generator's (raw HTTP); the SDK runs each
+// workload briefly afterwards as a check of the responses (sdkCheck).
 type dynamoTarget struct {
-	name   string
-	client *dynamodb.Client
-	// async returns the client of a server that maintains GSIs
-	// asynchronously; nil when the target has no such mode.
-	async  func(ctx context.Context) (*dynamodb.Client, error)
-	tables map[string]string // shape (+async) → table name
-	stop   func()
+	name string
+	env  *benchEnv
+	// start starts the server for a mode ("" or "async"); nil for a peer,
+	// which has one server (srv) and no async mode.
+	start  func(ctx context.Context, mode string) (*proc, error)
+	srv    *proc
+	mode   string
+	db     int               // the postmaster's PID (dynamopg on PostgreSQL)
+	tables map[string]string // shape (+mode) → table name
 }
 
 func (d *dynamoTarget) close() {
-	if d.stop != nil {
-		d.stop()
+	if d.srv != nil {
+		d.srv.stop()
+		d.srv = nil
 	}
 }
 
-func (d *dynamoTarget) prepare(ctx context.Context, w *workload) (opFunc, error) {
-	c := d.client
-	key := w.shape
+// server returns the running server for w, starting (and stopping the
+// other) when w wants the other mode: an idle server's background work
+// would otherwise run on the server CPUs during the cell.
+func (d *dynamoTarget) server(ctx context.Context, w *workload) (*proc, error) {
+	mode := ""
 	if w.async {
-		if d.async == nil {
+		mode = "async"
+	}
+	if d.start == nil {
+		if mode != "" {
 			return nil, errMissing{"no async index mode"}
 		}
-		var err error
-		if c, err = d.async(ctx); err != nil {
-			return nil, err
-		}
-		key += "-async"
+		return d.srv, nil
 	}
+	if d.srv != nil && d.mode == mode {
+		return d.srv, nil
+	}
+	d.close()
+	for k := range d.tables { // a new server has a new database
+		delete(d.tables, k)
+	}
+	srv, err := d.start(ctx, mode)
+	if err != nil {
+		return nil, err
+	}
+	d.srv, d.mode = srv, mode
+	return srv, nil
+}
+
+func (d *dynamoTarget) table(ctx context.Context, w *workload) (*proc, string, error) {
+	srv, err := d.server(ctx, w)
+	if err != nil {
+		return nil, "", err
+	}
+	key := w.shape + "-" + d.mode
 	table, ok := d.tables[key]
 	if !ok {
-		table = fmt.Sprintf("bench_%s_%d", key, time.Now().UnixNano()%1e9)
-		if err := createTable(ctx, c, table, w.shape); err != nil {
-			return nil, fmt.Errorf("create table: %w", err)
+		table = fmt.Sprintf("bench_%s_%d", w.shape, time.Now().UnixNano()%1e9)
+		if err := createTable(ctx, srv.client, table, w.shape); err != nil {
+			return nil, "", fmt.Errorf("create table: %w", err)
 		}
-		if err := preload(ctx, c, table, w.shape); err != nil {
-			return nil, fmt.Errorf("preload: %w", err)
+		if err := preload(ctx, srv.client, table, w.shape); err != nil {
+			return nil, "", fmt.Errorf("preload: %w", err)
 		}
 		d.tables[key] = table
 	}
-	return w.dynamo(c, table), nil
+	return srv, table, nil
 }
 
+func (d *dynamoTarget) prepare(ctx context.Context, w *workload) (cellFunc, error) {
+	srv, table, err := d.table(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	op := w.raw(table)
+	meter := cpuMeter{server: srv.pid, db: d.db}
+	return func(ctx context.Context, clients int, warmup, dur time.Duration) cell {
+		var prof func()
+		if d.env.cfg.pprofDir != "" && srv.pprof != "" && clients == d.env.cfg.pprofClients {
+			prof = d.env.profile(ctx, srv, d.name, w.name, warmup, dur)
+		}
+		c := measureRaw(ctx, srv.addr, op, clients, warmup, dur, meter)
+		if prof != nil {
+			prof()
+		}
+		return c
+	}, nil
+}
+
+// sdkCheck runs w through the AWS SDK (sdkCheckOps calls, 4 at a time) and
+// reports the first error: the responses the load generator only glances
+// at, decoded and validated by a real client. After put it also reads back,
+// through the SDK, an item the load generator wrote.
+func (d *dynamoTarget) sdkCheck(ctx context.Context, w *workload) string {
+	srv, table, err := d.table(ctx, w)
+	if err != nil {
+		return err.Error()
+	}
+	op := w.dynamo(srv.client, table)
+	var mu sync.Mutex
+	first := ""
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < sdkCheckOps/4; i++ {
+				if err := op(ctx, g); err != nil {
+					mu.Lock()
+					if first == "" {
+						first = err.Error()
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	if first == "" && w.name == "put" {
+		first = checkRawPut(ctx, srv, table)
+	}
+	return first
+}
+
+const sdkCheckOps = 40
+
+// checkRawPut writes one item with the load generator's request and reads
+// it back through the SDK.
+func checkRawPut(ctx context.Context, srv *proc, table string) string {
+	c := newRawConn(srv.addr, "PutItem")
+	defer c.close()
+	body := append([]byte(tableField(table)+`,"Item":`), appendItem(nil, constKey("rawcheck"), gKey, gKey)...)
+	body = append(body, '}')
+	if status, resp, err := c.do(body); err != nil || status != 200 {
+		return fmt.Sprintf("raw PutItem: %v HTTP %d %s", err, status, resp)
+	}
+	out, err := srv.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: dynKey("rawcheck", "s"), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return "GetItem of the raw PutItem: " + err.Error()
+	}
+	if v, ok := out.Item["data"].(*types.AttributeValueMemberS); !ok || v.Value != payload {
+		return fmt.Sprintf("GetItem of the raw PutItem: item %v", out.Item)
+	}
+	return ""
+}
 func gsi(name, hash string) types.GlobalSecondaryIndex {
 	return types.GlobalSecondaryIndex{
 		IndexName: aws.String(name),
@@ -309,52 +397,127 @@ func putAll(ctx context.Context, c *dynamodb.Client, table string, items []map[s
 	}
 }
 
-// startDynamopg starts the real binary through tests/harness.
-func startDynamopg(ctx context.Context, backend string, extra ...string) (url string, stop func(), err error) {
+// proc is a server process dynamobench started, on the server CPUs.
+type proc struct {
+	name   string
+	cmd    *exec.Cmd
+	pid    int
+	addr   string // host:port
+	url    string
+	db     string // dynamopg's --db
+	pprof  string // host:port of dynamopg's --pprof listener, if any
+	client *dynamodb.Client
+	logf   *os.File
+}
+
+// startProc starts cmd (built by pinnedCommand) and waits until ready
+// answers true.
+func startProc(ctx context.Context, name string, cmd *exec.Cmd, addr string, ready func() bool) (*proc, error) {
+	logf, err := os.CreateTemp("", "dynamobench-"+name+"-*.log")
+	if err != nil {
+		return nil, err
+	}
+	atExit(func() { logf.Close(); os.Remove(logf.Name()) })
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{name: name, cmd: cmd, pid: cmd.Process.Pid, addr: addr, url: "http://" + addr, logf: logf}
+	serverPIDs.add(p.pid)
+	p.client = newClient(p.url)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if ready() {
+			return p, nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.stop()
+	logs, _ := os.ReadFile(logf.Name())
+	return nil, fmt.Errorf("%s did not answer within 60 s: %s", name, trunc(string(logs), 2000))
+}
+
+func (p *proc) stop() {
+	if p.cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(35 * time.Second):
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		<-done
+	}
+	p.cmd = nil
+}
+
+// startDynamopg starts the real binary (built by tests/harness) on a fresh
+// database of backend, pinned to the server CPUs.
+func startDynamopg(ctx context.Context, env *benchEnv, backend string, extra ...string) (*proc, error) {
 	var db string
 	if backend == "postgres" {
-		if db, err = newPGDatabase(ctx); err != nil {
-			return "", nil, err
+		var err error
+		if db, err = env.newPGDatabase(ctx); err != nil {
+			return nil, err
 		}
 	} else {
 		dir, err := os.MkdirTemp("", "dynamobench-sqlite-")
 		if err != nil {
-			return "", nil, err
+			return nil, err
 		}
 		atExit(func() { os.RemoveAll(dir) })
 		db = "sqlite:" + filepath.Join(dir, "bench.db")
 	}
-	var s *harness.Server
-	tb, err := withTB(func(tb *benchTB) { s = harness.StartDB(tb, backend, db, extra...) })
-	if err != nil {
-		return "", nil, err
-	}
-	return s.URL, tb.runCleanups, nil
-}
-
-func newDynamopgTarget(ctx context.Context, name, backend string) (target, error) {
-	url, stop, err := startDynamopg(ctx, backend)
+	bin, err := env.binary()
 	if err != nil {
 		return nil, err
 	}
-	d := &dynamoTarget{name: name, client: newClient(url), tables: map[string]string{}, stop: stop}
-	var asyncClient *dynamodb.Client
-	var asyncStop func()
-	d.async = func(ctx context.Context) (*dynamodb.Client, error) {
-		if asyncClient == nil {
-			url, stop, err := startDynamopg(ctx, backend, "--index-propagation", "async")
-			if err != nil {
-				return nil, err
-			}
-			asyncClient, asyncStop = newClient(url), stop
-		}
-		return asyncClient, nil
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
 	}
-	d.stop = func() {
-		stop()
-		if asyncStop != nil {
-			asyncStop()
+	args := []string{"serve", "--listen", addr, "--db", db, "--log-level", "warn"}
+	pprofAddr := ""
+	if env.cfg.pprofDir != "" {
+		if pprofAddr, err = freeAddr(); err != nil {
+			return nil, err
 		}
+		args = append(args, "--pprof", pprofAddr)
+	}
+	args = append(args, extra...)
+	hc := &http.Client{Timeout: time.Second}
+	p, err := startProc(ctx, "dynamopg-"+backend, pinnedCommand(env.serverCPUs, bin, args...), addr, func() bool {
+		resp, err := hc.Get("http://" + addr + "/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.pprof, p.db = pprofAddr, db
+	return p, nil
+}
+
+func newDynamopgTarget(ctx context.Context, env *benchEnv, name, backend string) (target, error) {
+	d := &dynamoTarget{name: name, env: env, tables: map[string]string{}}
+	if backend == "postgres" {
+		pg, err := env.postgres(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d.db = pg.postmaster
+	}
+	d.start = func(ctx context.Context, mode string) (*proc, error) {
+		if mode == "async" {
+			return startDynamopg(ctx, env, backend, "--index-propagation", "async")
+		}
+		return startDynamopg(ctx, env, backend)
 	}
 	return d, nil
 }
@@ -370,47 +533,19 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-// startProcess runs a peer server and waits until ListTables answers.
-func startProcess(ctx context.Context, name string, cmd *exec.Cmd, url string) (func(), error) {
-	logf, _ := os.CreateTemp("", "dynamobench-"+name+"-*.log")
-	if logf != nil {
-		cmd.Stdout, cmd.Stderr = logf, logf
-		atExit(func() { logf.Close(); os.Remove(logf.Name()) })
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	stop := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-	}
-	c := newClient(url)
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := c.ListTables(ctx, &dynamodb.ListTablesInput{}); err == nil {
-			return stop, nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	stop()
-	var logs []byte
-	if logf != nil {
-		logs, _ = os.ReadFile(logf.Name())
-	}
-	return nil, fmt.Errorf("%s did not answer within 60 s: %s", name, logs)
+// startPeer runs a peer server on the server CPUs and waits until
+// ListTables answers.
+func startPeer(ctx context.Context, env *benchEnv, name string, addr string, prog string, args ...string) (*proc, error) {
+	c := newClient("http://" + addr)
+	return startProc(ctx, name, pinnedCommand(env.serverCPUs, prog, args...), addr, func() bool {
+		_, err := c.ListTables(ctx, &dynamodb.ListTablesInput{})
+		return err == nil
+	})
 }
 
 // newDynaliteTarget installs dynalite from npm into a temporary directory
 // (DYNAMOBENCH_DYNALITE_DIR to reuse one) and runs it in memory.
-func newDynaliteTarget(ctx context.Context) (target, error) {
+func newDynaliteTarget(ctx context.Context, env *benchEnv) (target, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		return nil, errMissing{"node not installed"}
@@ -440,83 +575,78 @@ func newDynaliteTarget(ctx context.Context) (target, error) {
 		return nil, err
 	}
 	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(node, cli, "--port", port, "--host", "127.0.0.1")
-	url := "http://" + addr
-	stop, err := startProcess(ctx, "dynalite", cmd, url)
+	p, err := startPeer(ctx, env, tDynalite, addr, node, cli, "--port", port, "--host", "127.0.0.1")
 	if err != nil {
 		return nil, errMissing{err.Error()}
 	}
-	return &dynamoTarget{name: tDynalite, client: newClient(url), tables: map[string]string{}, stop: stop}, nil
+	return &dynamoTarget{name: tDynalite, env: env, srv: p, tables: map[string]string{}}, nil
 }
 
 // newMotoTarget runs moto's server (moto_server, or python3 -m moto.server).
-func newMotoTarget(ctx context.Context) (target, error) {
+func newMotoTarget(ctx context.Context, env *benchEnv) (target, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
 	host, port, _ := net.SplitHostPort(addr)
-	var cmd *exec.Cmd
-	if p, err := exec.LookPath("moto_server"); err == nil {
-		cmd = exec.Command(p, "-H", host, "-p", port)
+	var p *proc
+	if bin, err := exec.LookPath("moto_server"); err == nil {
+		p, err = startPeer(ctx, env, tMoto, addr, bin, "-H", host, "-p", port)
+		if err != nil {
+			return nil, errMissing{err.Error()}
+		}
 	} else if py, err := exec.LookPath("python3"); err == nil && exec.Command(py, "-c", "import moto.server").Run() == nil {
-		cmd = exec.Command(py, "-m", "moto.server", "-H", host, "-p", port)
+		p, err = startPeer(ctx, env, tMoto, addr, py, "-m", "moto.server", "-H", host, "-p", port)
+		if err != nil {
+			return nil, errMissing{err.Error()}
+		}
 	} else {
 		return nil, errMissing{"moto's server is not installed (pip install 'moto[server]')"}
 	}
-	url := "http://" + addr
-	stop, err := startProcess(ctx, "moto", cmd, url)
-	if err != nil {
-		return nil, errMissing{err.Error()}
-	}
-	return &dynamoTarget{name: tMoto, client: newClient(url), tables: map[string]string{}, stop: stop}, nil
+	return &dynamoTarget{name: tMoto, env: env, srv: p, tables: map[string]string{}}, nil
 }
 
-// ---- floor targets -----------------------------------------------------
+// ---- the SQLite floor --------------------------------------------------
 
-type pgxTarget struct{ f *pgFloor }
-
-func (p *pgxTarget) prepare(_ context.Context, w *workload) (opFunc, error) { return w.pg(p.f), nil }
-func (p *pgxTarget) close()                                                 { p.f.close() }
-
+// sqliteTarget runs the SQLite floor in this process: on the load CPUs,
+// one core as the servers have one (GOMAXPROCS is the affinity's size).
+// Its CPU is this process's, reported as the server's.
 type sqliteTarget struct{ f *sqliteFloor }
 
-func (s *sqliteTarget) prepare(_ context.Context, w *workload) (opFunc, error) {
-	return w.sqlite(s.f), nil
+func (s *sqliteTarget) prepare(_ context.Context, w *workload) (cellFunc, error) {
+	op := w.sqlite(s.f)
+	return func(ctx context.Context, clients int, warmup, dur time.Duration) cell {
+		c := measure(ctx, op, clients, warmup, dur, cpuMeter{})
+		c.CPU.ServerUsPerOp, c.CPU.ClientUsPerOp = c.CPU.ClientUsPerOp, 0
+		c.CPU.ServerCoresBusy = round3(c.CPU.ServerUsPerOp * float64(c.Ops) / 1e6 / dur.Seconds())
+		return c
+	}, nil
 }
 func (s *sqliteTarget) close() { s.f.close() }
 
-func newTarget(ctx context.Context, name string, cfg *config) (target, error) {
+func newTarget(ctx context.Context, env *benchEnv, name string) (target, error) {
 	switch name {
 	case tDynPG:
-		return newDynamopgTarget(ctx, name, "postgres")
+		return newDynamopgTarget(ctx, env, name, "postgres")
 	case tDynSQLite:
-		return newDynamopgTarget(ctx, name, "sqlite")
-	case tPGX:
-		u, err := newPGDatabase(ctx)
-		if err != nil {
-			return nil, err
-		}
-		f, err := newPGFloor(ctx, u, cfg.floorConns)
-		if err != nil {
-			return nil, err
-		}
-		return &pgxTarget{f}, nil
+		return newDynamopgTarget(ctx, env, name, "sqlite")
+	case tPgbench:
+		return newPgbenchTarget(ctx, env)
 	case tSQLite:
 		dir, err := os.MkdirTemp("", "dynamobench-floor-")
 		if err != nil {
 			return nil, err
 		}
 		atExit(func() { os.RemoveAll(dir) })
-		f, err := newSQLiteFloor(ctx, dir, max(4, cfg.floorConns))
+		f, err := newSQLiteFloor(ctx, dir, 4)
 		if err != nil {
 			return nil, err
 		}
 		return &sqliteTarget{f}, nil
 	case tDynalite:
-		return newDynaliteTarget(ctx)
+		return newDynaliteTarget(ctx, env)
 	case tMoto:
-		return newMotoTarget(ctx)
+		return newMotoTarget(ctx, env)
 	}
 	return nil, fmt.Errorf("unknown target %q", name)
 }

@@ -40,23 +40,29 @@ type workload struct {
 	items int  // items written or read by one op
 	// dynamo returns the operation against table on a DynamoDB endpoint.
 	dynamo func(c *dynamodb.Client, table string) opFunc
-	// pg and sqlite return the floor's operation.
-	pg     func(f *pgFloor) opFunc
-	sqlite func(f *sqliteFloor) opFunc
+	// raw is the operation as the load generator sends it (the figure of
+	// the DynamoDB targets); dynamo is the same through the SDK, run as a
+	// check of the responses.
+	raw func(table string) rawOp
+	// pgbench is the floor's script for PostgreSQL (pgbench.go); sqlite
+	// returns the SQLite floor's operation.
+	pgbench string
+	sqlite  func(f *sqliteFloor) opFunc
 }
 
 var workloads = []*workload{
 	{name: "put", title: "PutItem (1 KB)", shape: shapePlain, items: 1,
+		raw: func(t string) rawOp { return rawPut(t, false) }, pgbench: pgbPut,
 		dynamo: func(c *dynamodb.Client, t string) opFunc {
 			return func(ctx context.Context, _ int) error {
 				_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: &t, Item: dynItem(newKey(), "s", "g", "g")})
 				return err
 			}
 		},
-		pg:     func(f *pgFloor) opFunc { return f.put },
 		sqlite: func(f *sqliteFloor) opFunc { return f.put },
 	},
 	{name: "get", title: "GetItem", shape: shapePlain, items: 1,
+		raw: rawGet, pgbench: pgbGet,
 		dynamo: func(c *dynamodb.Client, t string) opFunc {
 			return func(ctx context.Context, _ int) error {
 				out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t, Key: dynKey(getKey(), "s")})
@@ -66,10 +72,10 @@ var workloads = []*workload{
 				return err
 			}
 		},
-		pg:     func(f *pgFloor) opFunc { return f.get },
 		sqlite: func(f *sqliteFloor) opFunc { return f.get },
 	},
 	{name: "update", title: "UpdateItem SET", shape: shapePlain, items: 1,
+		raw: rawUpdate, pgbench: pgbUpdate,
 		dynamo: func(c *dynamodb.Client, t string) opFunc {
 			return func(ctx context.Context, _ int) error {
 				_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &t, Key: dynKey(getKey(), "s"),
@@ -78,10 +84,10 @@ var workloads = []*workload{
 				return err
 			}
 		},
-		pg:     func(f *pgFloor) opFunc { return f.update },
 		sqlite: func(f *sqliteFloor) opFunc { return f.update },
 	},
 	{name: "condput", title: "PutItem if attribute_not_exists", shape: shapePlain, items: 1,
+		raw: func(t string) rawOp { return rawPut(t, true) }, pgbench: pgbCondPut,
 		dynamo: func(c *dynamodb.Client, t string) opFunc {
 			return func(ctx context.Context, _ int) error {
 				_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: &t, Item: dynItem(newKey(), "s", "g", "g"),
@@ -89,10 +95,10 @@ var workloads = []*workload{
 				return err
 			}
 		},
-		pg:     func(f *pgFloor) opFunc { return f.condPut },
 		sqlite: func(f *sqliteFloor) opFunc { return f.condPut },
 	},
 	{name: "query", title: "Query 10 items, one partition", shape: shapePlain, items: queryPartSize,
+		raw: rawQuery, pgbench: pgbQuery,
 		dynamo: func(c *dynamodb.Client, t string) opFunc {
 			return func(ctx context.Context, _ int) error {
 				out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: &t, KeyConditionExpression: aws.String("pk = :p"),
@@ -103,10 +109,10 @@ var workloads = []*workload{
 				return err
 			}
 		},
-		pg:     func(f *pgFloor) opFunc { return f.query },
 		sqlite: func(f *sqliteFloor) opFunc { return f.query },
 	},
 	{name: "query-gsi", title: "Query on a GSI (10 items)", shape: shapeGSI1, items: 10,
+		raw: rawQueryGSI, pgbench: pgbQueryGSI,
 		dynamo: func(c *dynamodb.Client, t string) opFunc {
 			return func(ctx context.Context, _ int) error {
 				out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: &t, IndexName: aws.String("byG"),
@@ -118,10 +124,10 @@ var workloads = []*workload{
 				return err
 			}
 		},
-		pg:     func(f *pgFloor) opFunc { return f.queryGSI },
 		sqlite: func(f *sqliteFloor) opFunc { return f.queryGSI },
 	},
 	{name: "batch25", title: "BatchWriteItem of 25", shape: shapePlain, items: 25,
+		raw: func(t string) rawOp { return rawBatch(t, 25) }, pgbench: pgbBatch(25),
 		dynamo: func(c *dynamodb.Client, t string) opFunc {
 			return func(ctx context.Context, _ int) error {
 				reqs := make([]types.WriteRequest, 25)
@@ -131,10 +137,10 @@ var workloads = []*workload{
 				return batchWrite(ctx, c, t, reqs)
 			}
 		},
-		pg:     func(f *pgFloor) opFunc { return f.batch(25) },
 		sqlite: func(f *sqliteFloor) opFunc { return f.batch(25) },
 	},
 	{name: "transact4", title: "TransactWriteItems of 4", shape: shapePlain, items: 4,
+		raw: func(t string) rawOp { return rawTransact(t, 4) }, pgbench: pgbBatch(4),
 		dynamo: func(c *dynamodb.Client, t string) opFunc {
 			return func(ctx context.Context, _ int) error {
 				items := make([]types.TransactWriteItem, 4)
@@ -145,17 +151,16 @@ var workloads = []*workload{
 				return err
 			}
 		},
-		pg:     func(f *pgFloor) opFunc { return f.batch(4) },
 		sqlite: func(f *sqliteFloor) opFunc { return f.batch(4) },
 	},
 	{name: "put-2gsi-sync", title: "PutItem, 2 GSIs (sync)", shape: shapeGSI2, items: 1,
+		raw: rawPut2GSI, pgbench: pgbPut2GSI,
 		dynamo: put2GSI,
-		pg:     func(f *pgFloor) opFunc { return f.put2GSI },
 		sqlite: func(f *sqliteFloor) opFunc { return f.put2GSI },
 	},
 	{name: "put-2gsi-async", title: "PutItem, 2 GSIs (async)", shape: shapeGSI2, async: true, items: 1,
+		raw: rawPut2GSI, pgbench: pgbPut2GSI,
 		dynamo: put2GSI,
-		pg:     func(f *pgFloor) opFunc { return f.put2GSI },
 		sqlite: func(f *sqliteFloor) opFunc { return f.put2GSI },
 	},
 }

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Request bodies of the workloads in raw form: pre-encoded DynamoDB JSON
+// with the keys appended per call. Keys and the payload are plain ASCII,
+// so nothing needs escaping.
+
+func appendKey(b []byte, prefix string, n, width int) []byte {
+	b = append(b, prefix...)
+	var d [20]byte
+	s := strconv.AppendInt(d[:0], int64(n), 10)
+	for i := len(s); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+func appendNewKey(b []byte) []byte { return appendKey(b, "n", int(keySeq.Add(1)), 0) }
+func appendGetKey(b []byte) []byte { return appendKey(b, "k", rand.IntN(getKeys), 4) }
+func appendGSIKey(b []byte) []byte { return appendKey(b, "g", rand.IntN(gsiGroups), 3) }
+
+// appendItem appends dynItem(pk, "s", g, g2) as JSON, with pk, g and g2
+// appended by the functions given.
+func appendItem(b []byte, pk, g, g2 func([]byte) []byte) []byte {
+	b = append(b, `{"pk":{"S":"`...)
+	b = pk(b)
+	b = append(b, `"},"sk":{"S":"s"},"g":{"S":"`...)
+	b = g(b)
+	b = append(b, `"},"g2":{"S":"`...)
+	b = g2(b)
+	b = append(b, `"},"n":{"N":"1"},"data":{"S":"`...)
+	b = append(b, payload...)
+	return append(b, `"}}`...)
+}
+
+func constKey(s string) func([]byte) []byte { return func(b []byte) []byte { return append(b, s...) } }
+
+var gKey = constKey("g")
+
+func tableField(table string) string { return `{"TableName":` + strconv.Quote(table) }
+
+func rawPut(table string, cond bool) rawOp {
+	head := tableField(table) + `,"Item":`
+	tail := "}"
+	if cond {
+		tail = `,"ConditionExpression":"attribute_not_exists(pk)"}`
+	}
+	return rawOp{op: "PutItem", body: func(b []byte, _ int) []byte {
+		b = append(b, head...)
+		b = appendItem(b, appendNewKey, gKey, gKey)
+		return append(b, tail...)
+	}, check: expectBody("{}")}
+}
+
+func rawPut2GSI(table string) rawOp {
+	head := tableField(table) + `,"Item":`
+	return rawOp{op: "PutItem", body: func(b []byte, _ int) []byte {
+		b = append(b, head...)
+		b = appendItem(b, appendNewKey, appendGSIKey, appendGSIKey)
+		return append(b, '}')
+	}, check: expectBody("{}")}
+}
+
+func rawGet(table string) rawOp {
+	head := tableField(table) + `,"Key":{"pk":{"S":"`
+	return rawOp{op: "GetItem", body: func(b []byte, _ int) []byte {
+		b = append(b, head...)
+		b = appendGetKey(b)
+		return append(b, `"},"sk":{"S":"s"}}}`...)
+	}, check: expectContains(`"Item":`)}
+}
+
+func rawUpdate(table string) rawOp {
+	head := tableField(table) + `,"Key":{"pk":{"S":"`
+	return rawOp{op: "UpdateItem", body: func(b []byte, _ int) []byte {
+		b = append(b, head...)
+		b = appendGetKey(b)
+		b = append(b, `"},"sk":{"S":"s"}},"UpdateExpression":"SET n = :n","ExpressionAttributeValues":{":n":{"N":"`...)
+		b = strconv.AppendInt(b, int64(rand.IntN(1e6)), 10)
+		return append(b, `"}}}`...)
+	}, check: expectBody("{}")}
+}
+
+func rawQuery(table string) rawOp {
+	head := tableField(table) + `,"KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"`
+	return rawOp{op: "Query", body: func(b []byte, _ int) []byte {
+		b = append(b, head...)
+		b = appendKey(b, "q", rand.IntN(queryParts), 3)
+		return append(b, `"}}}`...)
+	}, check: expectContains(`"Count":` + strconv.Itoa(queryPartSize))}
+}
+
+func rawQueryGSI(table string) rawOp {
+	head := tableField(table) + `,"IndexName":"byG","KeyConditionExpression":"g = :g","ExpressionAttributeValues":{":g":{"S":"`
+	return rawOp{op: "Query", body: func(b []byte, _ int) []byte {
+		b = append(b, head...)
+		b = appendGSIKey(b)
+		return append(b, `"}}}`...)
+	}, check: expectContains(`"Count":10`)}
+}
+
+func rawBatch(table string, n int) rawOp {
+	head := `{"RequestItems":{` + strconv.Quote(table) + `:[`
+	return rawOp{op: "BatchWriteItem", body: func(b []byte, _ int) []byte {
+		b = append(b, head...)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"PutRequest":{"Item":`...)
+			b = appendItem(b, appendNewKey, gKey, gKey)
+			b = append(b, "}}"...)
+		}
+		return append(b, "]}}"...)
+	}, check: expectContains(`"UnprocessedItems":{}`)}
+}
+
+func rawTransact(table string, n int) rawOp {
+	put := `{"Put":{"TableName":` + strconv.Quote(table) + `,"Item":`
+	return rawOp{op: "TransactWriteItems", body: func(b []byte, _ int) []byte {
+		b = append(b, `{"TransactItems":[`...)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, put...)
+			b = appendItem(b, appendNewKey, gKey, gKey)
+			b = append(b, "}}"...)
+		}
+		return append(b, "]}"...)
+	}, check: expectBody("{}")}
+}
+
+func expectBody(want string) func([]byte) error {
+	return func(body []byte) error {
+		if string(bytes.TrimSpace(body)) != want {
+			return fmt.Errorf("response %q, want %s", trunc(string(body), 120), want)
+		}
+		return nil
+	}
+}
+
+func expectContains(want string) func([]byte) error {
+	w := []byte(want)
+	return func(body []byte) error {
+		if !bytes.Contains(body, w) {
+			return fmt.Errorf("response %q has no %s", trunc(string(body), 120), want)
+		}
+		return nil
+	}
+}
