@@ -44,9 +44,29 @@ e2e: build ## the tools users bring (AWS CLI walk-through, boto3, JS v3, dynamod
 	tests/tools/e2e.sh
 
 .PHONY: bench
-bench: ## run the benchmark (cmd/dynamobench; BENCH_FLAGS='-d 1s -online-build'), then go test -bench
+bench: bench-tools ## run the benchmark (cmd/dynamobench; BENCH_FLAGS, default '-online-build'; ~20 min), then go test -bench
 	go run ./cmd/dynamobench $(BENCH_FLAGS)
 	go test -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
+
+BENCH_FLAGS ?= -online-build
+
+# The benchmark's tools: pgbench (the PostgreSQL floor) and node/npm (the
+# dynalite peer, installed from npm by dynamobench itself); valgrind only
+# for -callgrind. Installed with apt when missing and we are root.
+.PHONY: bench-tools
+bench-tools: ## install what make bench needs (pgbench, node and npm; Debian, as root)
+	@missing=""; \
+	command -v pgbench >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || missing="$$missing postgresql-client"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "bench-tools: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "bench-tools: missing$$missing (dynamobench reports the targets it cannot run)"; \
+	  fi; \
+	fi
 
 .PHONY: lint
 lint: ## gofmt and go vet

@@ -11,8 +11,11 @@ import (
 
 // writeChart draws one panel per workload: a bar per target, its height the
 // throughput (ops/s) at 16 clients (or the largest count measured), each
-// panel on its own scale, the figure printed above the bar.
-func writeChart(path string, rep *report) error {
+// panel on its own scale, the figure printed above the bar and the ratio to
+// the floor under it. With cpu set, the bar is instead the CPU per
+// operation on the server CPUs: the server's (the target's colour) on top
+// of its database's (grey).
+func writeChart(path string, rep *report, cpu bool) error {
 	clients := 0
 	for _, c := range rep.Cells {
 		if c.Clients == 16 {
@@ -58,7 +61,11 @@ func writeChart(path string, rep *report) error {
 	fill(img, img.Bounds(), color.RGBA{255, 255, 255, 255})
 	black := color.RGBA{0, 0, 0, 255}
 	grey := color.RGBA{0x88, 0x88, 0x88, 255}
-	drawText(img, margin, 12, 3, black, fmt.Sprintf("DYNAMOPG BENCHMARK: OPS/S AT %d CLIENTS (%d CPUS)", clients, rep.Machine["cpus"]))
+	title := fmt.Sprintf("DYNAMOPG BENCHMARK: OPS/S AT %d CLIENTS, SERVER ON CPU %s, LOAD ON CPU %s", clients, rep.Config["server_cpus"], rep.Config["load_cpus"])
+	if cpu {
+		title = fmt.Sprintf("CPU US PER OP ON THE SERVER CPUS AT %d CLIENTS (GREY: POSTGRESQL)", clients)
+	}
+	drawText(img, margin, 12, 3, black, title)
 	// legend
 	x := margin
 	for _, t := range tgts {
@@ -75,10 +82,16 @@ func writeChart(path string, rep *report) error {
 		drawText(img, px+10, py+6, 2, black, title)
 		base := py + panelH - 40
 		fill(img, image.Rect(px+10, base, px+panelW-20, base+1), grey)
+		value := func(c *cell) float64 {
+			if cpu {
+				return c.CPU.ServerUsPerOp + c.CPU.DBUsPerOp
+			}
+			return c.OpsPerSec
+		}
 		maxV := 0.0
 		for _, t := range tgts {
 			if c := findCell(rep, wn, t, clients); c != nil {
-				maxV = max(maxV, c.OpsPerSec)
+				maxV = max(maxV, value(c))
 			}
 		}
 		if maxV == 0 {
@@ -93,11 +106,15 @@ func writeChart(path string, rep *report) error {
 				drawText(img, bx+4, base-16, 2, grey, "N/A")
 				continue
 			}
-			h := int(c.OpsPerSec / maxV * plotH)
+			h := int(value(c) / maxV * plotH)
 			fill(img, image.Rect(bx, base-h, bx+bw-10, base), palette[t])
-			label := fmt.Sprintf("%.0f", c.OpsPerSec)
+			if cpu {
+				dh := int(c.CPU.DBUsPerOp / maxV * plotH)
+				fill(img, image.Rect(bx, base-dh, bx+bw-10, base), grey)
+			}
+			label := fmt.Sprintf("%.0f", value(c))
 			drawText(img, bx, base-h-16, 2, black, label)
-			if fl, ok := floorOf[t]; ok {
+			if fl, ok := floorOf[t]; ok && !cpu {
 				if r, ok := ratioOf(rep, wn, t, fl, clients); ok {
 					drawText(img, bx, base+8, 2, black, fmt.Sprintf("%.2fX", r))
 				}

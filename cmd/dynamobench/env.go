@@ -132,9 +132,11 @@ func (e *benchEnv) binary() (string, error) {
 
 // profile starts a CPU profile of srv (dynamopg's --pprof) covering the
 // cell's timed window; the function returned waits for it and writes it
-// to cfg.pprofDir/<target>-<workload>.pprof.
-func (e *benchEnv) profile(ctx context.Context, srv *proc, target, workload string, warmup, dur time.Duration) func() {
+// to cfg.pprofDir/<target>-<workload>.pprof, returning its path ("" when
+// it failed).
+func (e *benchEnv) profile(ctx context.Context, srv *proc, target, workload string, warmup, dur time.Duration) func() string {
 	done := make(chan struct{})
+	name := filepath.Join(e.cfg.pprofDir, strings.ReplaceAll(target+"-"+workload, "/", "_")+".pprof")
 	go func() {
 		defer close(done)
 		sleepUntil(ctx, time.Now().Add(warmup))
@@ -142,24 +144,27 @@ func (e *benchEnv) profile(ctx context.Context, srv *proc, target, workload stri
 		resp, err := http.Get("http://" + srv.pprof + "/debug/pprof/profile?seconds=" + strconv.Itoa(secs))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "   pprof: %v\n", err)
+			name = ""
 			return
 		}
 		defer resp.Body.Close()
 		if err := os.MkdirAll(e.cfg.pprofDir, 0o755); err != nil {
 			fmt.Fprintf(os.Stderr, "   pprof: %v\n", err)
+			name = ""
 			return
 		}
-		name := filepath.Join(e.cfg.pprofDir, strings.ReplaceAll(target+"-"+workload, "/", "_")+".pprof")
 		f, err := os.Create(name)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "   pprof: %v\n", err)
+			name = ""
 			return
 		}
 		_, err = io.Copy(f, resp.Body)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "   pprof: %v\n", err)
+			name = ""
 		}
 	}()
-	return func() { <-done }
+	return func() string { <-done; return name }
 }

@@ -44,10 +44,11 @@ type buildResult struct {
 }
 
 // measureOnlineBuild loads rows into a table on dynamopg/PostgreSQL, measures
-// PutItem at 16 clients, then adds a GSI while the same writers run. Then,
-// with no writers, it adds a second GSI over the same rows and compares
+// PutItem at 16 clients (raw requests), then adds a GSI while the same
+// writers run. Then, with no writers, it adds a GSI to a second table of
+// as many rows (the first has grown by the writers' items) and compares
 // that backfill with a plain INSERT … SELECT of its index rows: like with
-// like, both statements alone on the machine.
+// like, both statements alone on the server CPUs.
 func measureOnlineBuild(ctx context.Context, env *benchEnv) (r buildResult) {
 	cfg := env.cfg
 	r.Rows, r.Clients = cfg.buildRows, 16
@@ -134,33 +135,63 @@ func measureOnlineBuild(ctx context.Context, env *benchEnv) (r buildResult) {
 	}
 	r.ErrorsDuring = errs.Load()
 
-	if r.BackfillSeconds > 0 {
-		// The rows there when the backfill started: the loaded ones and
-		// those written before (written during the build are maintained
-		// by the writes themselves).
-		r.BackfillRowsPerSec = float64(cfg.buildRows+int(before.Ops)) / r.BackfillSeconds
-	}
-
-	// The quiet build: the same table, now without writers, after a VACUUM
-	// of the writers' dead rows (else autovacuum may start on them during
-	// it).
 	conn, err := pgx.Connect(ctx, srv.db)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
 	defer conn.Close(ctx)
-	var tableID int64
-	if err := conn.QueryRow(ctx, `SELECT id FROM dynamopg.tables WHERE name = $1`, table).Scan(&tableID); err != nil {
-		r.Error = "table id: " + err.Error()
+	tableOf := func(name string) (id int64, ident string, err error) {
+		if err := conn.QueryRow(ctx, `SELECT id FROM dynamopg.tables WHERE name = $1`, name).Scan(&id); err != nil {
+			return 0, "", fmt.Errorf("table id: %w", err)
+		}
+		return id, pgx.Identifier{"dynamopg_data", "t_" + strconv.FormatInt(id, 10)}.Sanitize(), nil
+	}
+	if r.BackfillSeconds > 0 {
+		// The rows there when the backfill started: all of them now, less
+		// the new keys written since (maintained by the writes themselves).
+		_, ident, err := tableOf(table)
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		var rows int64
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM `+ident).Scan(&rows); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		for _, ss := range samples {
+			for _, s := range ss {
+				if s.at.After(backfillStart) {
+					rows--
+				}
+			}
+		}
+		r.BackfillRowsPerSec = float64(rows) / r.BackfillSeconds
+	}
+
+	// The quiet build: a table of its own loaded with the same number of
+	// rows, no writers, after a VACUUM (else autovacuum may start on the
+	// table during the build).
+	quiet := fmt.Sprintf("quiet_%d", time.Now().UnixNano()%1e9)
+	if err := createTable(ctx, c, quiet, shapePlain); err != nil {
+		r.Error = err.Error()
 		return r
 	}
-	base := pgx.Identifier{"dynamopg_data", "t_" + strconv.FormatInt(tableID, 10)}.Sanitize()
+	if err := putAll(ctx, c, quiet, items, 8); err != nil {
+		r.Error = "load: " + err.Error()
+		return r
+	}
+	tableID, base, err := tableOf(quiet)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
 	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) `+base); err != nil {
 		r.Error = "vacuum: " + err.Error()
 		return r
 	}
-	quietStart, quietActive, err := buildIndex(ctx, c, table, "byQuiet")
+	quietStart, quietActive, err := buildIndex(ctx, c, quiet, "byQuiet")
 	if err != nil {
 		r.Error = "quiet build: " + err.Error()
 		return r

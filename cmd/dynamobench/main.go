@@ -1,19 +1,28 @@
-// Command dynamobench measures dynamopg against the bare databases under it
-// (the "floor": the same row operations issued directly through pgx, and
-// directly to SQLite) and against the servers users would pick instead
+// Command dynamobench measures dynamopg against the bare database under it
+// (the "floor": the same row operations issued by pgbench to PostgreSQL,
+// and straight to SQLite) and against the servers users would pick instead
 // (dynalite, moto), for a set of workloads at several client counts.
 //
+// The systems under test run on the server CPUs and dynamobench (the load
+// generator, pgbench, the lag poller) on the others (pin.go; on 2 CPUs: 0
+// and 1). The load is raw HTTP/1.1 with pre-encoded bodies over keep-alive
+// connections (loadgen.go), cheap next to the server; the AWS SDK runs
+// each workload briefly as a check of the responses. Every cell reports
+// throughput, p50/p99 and the CPU per operation of the server, of
+// PostgreSQL and of the load (proccpu.go); -pprof adds where the server's
+// CPU goes (profcat.go), -callgrind its instructions per operation.
+//
 // It prints a table with each dynamopg figure's ratio to its floor and to
-// the peers, and writes bench/results/bench.json and bench/results/bench.png.
+// the peers and the performance issue's goals, and writes
+// bench/results/bench.json, bench.png (ops/s) and bench-cpu.png (CPU/op).
 //
-//	go run ./cmd/dynamobench                       # everything, 5 s per cell
-//	go run ./cmd/dynamobench -d 500ms -clients 1,16 -workloads put,get
-//	go run ./cmd/dynamobench -online-build         # adds the index build run
+//	go run ./cmd/dynamobench -online-build         # everything (make bench), ~20 min
+//	go run ./cmd/dynamobench -d 2s -clients 16 -workloads put,get -targets dynamopg-pg,pgbench
+//	go run ./cmd/dynamobench -pprof /tmp/prof -d 10s -clients 16 -workloads put -targets dynamopg-pg
 //
-// PostgreSQL comes from tests/pgtest: DYNAMOPG_TEST_PG, or a throwaway
-// cluster (fsync=off, synchronous_commit=off) started from the local
-// binaries. dynamopg and its floor share that server, so they have the
-// same durability settings.
+// PostgreSQL is a throwaway cluster from tests/pgtest (fsync,
+// synchronous_commit and full_page_writes off), shared by dynamopg and the
+// floor.
 package main
 
 import (
@@ -31,23 +40,27 @@ import (
 )
 
 type config struct {
-	duration     time.Duration
-	warmup       time.Duration
-	clients      []int
-	workloads    []string
-	targets      []string
-	out          string
-	serverCPUs   string
-	loadCPUs     string
-	sdkCheck     bool
-	pprofDir     string
-	pprofClients int
-	lag          bool
-	lagRate      int
-	lagDuration  time.Duration
-	onlineBuild  bool
-	buildRows    int
-	startup      bool
+	duration      time.Duration
+	warmup        time.Duration
+	clients       []int
+	workloads     []string
+	targets       []string
+	out           string
+	serverCPUs    string
+	loadCPUs      string
+	sdkCheck      bool
+	pprofDir      string
+	pprofClients  int
+	externalURL   string
+	externalPID   int
+	externalDBPID int
+	callgrind     bool
+	lag           bool
+	lagRate       int
+	lagDuration   time.Duration
+	onlineBuild   bool
+	buildRows     int
+	startup       bool
 }
 
 func main() {
@@ -55,7 +68,7 @@ func main() {
 	maybeLagPoll()
 	var cfg config
 	var clients, workloads, targets string
-	flag.DurationVar(&cfg.duration, "d", 5*time.Second, "measured duration of each cell (workload × target × clients)")
+	flag.DurationVar(&cfg.duration, "d", 4*time.Second, "measured duration of each cell (workload × target × clients)")
 	flag.DurationVar(&cfg.warmup, "warmup", 0, "unmeasured warm-up before each cell (default: a fifth of -d, at most 1s)")
 	flag.StringVar(&clients, "clients", "1,16,64", "concurrent client counts, comma-separated")
 	flag.StringVar(&workloads, "workloads", "all", "workloads, comma-separated, or all: "+strings.Join(workloadNames(), ","))
@@ -74,7 +87,25 @@ func main() {
 	flag.BoolVar(&cfg.onlineBuild, "online-build", false, "also measure an online GSI build on PostgreSQL: backfill rows/s and write throughput during it")
 	flag.IntVar(&cfg.buildRows, "build-rows", 20000, "rows in the table before the online build")
 	flag.BoolVar(&cfg.startup, "startup", true, "measure server start to first answer and idle memory (RSS)")
+	flag.StringVar(&cfg.externalURL, "external-url", "", "URL of a DynamoDB server started by hand, measured as target \"external\" (e.g. dynamopg under valgrind --tool=callgrind)")
+	flag.IntVar(&cfg.externalPID, "external-pid", 0, "PID of the external server, for its CPU per operation")
+	flag.IntVar(&cfg.externalDBPID, "external-db-pid", 0, "PID of the external server's postmaster, for PostgreSQL's CPU per operation")
+	flag.BoolVar(&cfg.callgrind, "callgrind", false, "the external server runs under valgrind --tool=callgrind: zero its counters at each cell's window and read its instructions per operation at the end (callgrind_control)")
+	breakdown := flag.Bool("breakdown", false, "print where the CPU goes in the CPU profiles named as arguments (as -pprof does after each cell), and exit")
 	flag.Parse()
+	if *breakdown {
+		for _, path := range flag.Args() {
+			shares, err := profBreakdown(path)
+			if err != nil {
+				fatalf("%v", err)
+			}
+			fmt.Printf("%s:\n", path)
+			for _, s := range shares {
+				fmt.Printf("  %5.1f%%  (syscalls %4.1f%%)  %s\n", s.Percent, s.SyscallPercent, s.Category)
+			}
+		}
+		return
+	}
 	if !*pin {
 		cfg.serverCPUs, cfg.loadCPUs = "", ""
 	}
@@ -90,8 +121,11 @@ func main() {
 	if cfg.workloads, err = pick(workloads, workloadNames()); err != nil {
 		fatalf("-workloads: %v", err)
 	}
-	if cfg.targets, err = pick(targets, allTargets); err != nil {
-		fatalf("-targets: %v", err)
+	if cfg.targets, err = pick(targets, append(allTargets, tExternal)); err != nil || targets == "all" {
+		if err != nil {
+			fatalf("-targets: %v", err)
+		}
+		cfg.targets = allTargets
 	}
 	if cfg.warmup == 0 {
 		cfg.warmup = min(cfg.duration/5, time.Second)

@@ -126,6 +126,29 @@ type cpuSample struct {
 	// used them (softirq included): beside server+db it shows how much
 	// else ran there (other processes on a shared machine).
 	cpus time.Duration
+	// syscr, syscw are the server's read and write system calls
+	// (/proc/PID/io): per operation, its socket reads and writes, so
+	// writes per op less the response are PostgreSQL round trips.
+	syscr, syscw int64
+}
+
+// syscallsOf reads syscr and syscw of /proc/PID/io.
+func syscallsOf(pid int) (r, w int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		switch k {
+		case "syscr":
+			r = n
+		case "syscw":
+			w = n
+		}
+	}
+	return r, w
 }
 
 // meterCPUs is the set of CPUs whose busy time samples read (the server
@@ -136,6 +159,7 @@ func (m cpuMeter) sample() cpuSample {
 	s := cpuSample{at: time.Now(), cpus: busyOf(meterCPUs)}
 	if m.server > 0 {
 		s.server = cpuOf(m.server)
+		s.syscr, s.syscw = syscallsOf(m.server)
 	}
 	if m.db > 0 {
 		s.db = cpuOfTree(m.db)
@@ -210,6 +234,11 @@ type cpuUse struct {
 	// window, whoever used them: well above ServerCoresBusy, something
 	// else ran there.
 	ServerCPUsBusy float64 `json:"server_cpus_busy_all"`
+	// ServerReadsPerOp and ServerWritesPerOp count the server's read and
+	// write system calls per operation (sockets, mostly: the client's and
+	// PostgreSQL's; the SQLite file's too).
+	ServerReadsPerOp  float64 `json:"server_reads_per_op,omitempty"`
+	ServerWritesPerOp float64 `json:"server_writes_per_op,omitempty"`
 }
 
 func cpuPerOp(a, b cpuSample, ops int64) cpuUse {
@@ -219,11 +248,13 @@ func cpuPerOp(a, b cpuSample, ops int64) cpuUse {
 	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(ops) }
 	wall := b.at.Sub(a.at).Seconds()
 	return cpuUse{
-		ServerUsPerOp:   round1(us(b.server - a.server)),
-		DBUsPerOp:       round1(us(b.db - a.db)),
-		ClientUsPerOp:   round1(us(b.client - a.client)),
-		ServerCoresBusy: round3((b.server - a.server + b.db - a.db).Seconds() / wall),
-		ServerCPUsBusy:  round3((b.cpus - a.cpus).Seconds() / wall),
+		ServerUsPerOp:     round1(us(b.server - a.server)),
+		DBUsPerOp:         round1(us(b.db - a.db)),
+		ClientUsPerOp:     round1(us(b.client - a.client)),
+		ServerCoresBusy:   round3((b.server - a.server + b.db - a.db).Seconds() / wall),
+		ServerCPUsBusy:    round3((b.cpus - a.cpus).Seconds() / wall),
+		ServerReadsPerOp:  round3(float64(b.syscr-a.syscr) / float64(ops)),
+		ServerWritesPerOp: round3(float64(b.syscw-a.syscw) / float64(ops)),
 	}
 }
 

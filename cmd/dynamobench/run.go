@@ -28,6 +28,13 @@ type cell struct {
 	P99Ms       float64 `json:"p99_ms"`
 	FirstError  string  `json:"first_error,omitempty"`
 	CPU         cpuUse  `json:"cpu"`
+	// Profile is where the server's CPU went (-pprof), ProfileFile the
+	// profile it was read from.
+	Profile     []profShare `json:"profile,omitempty"`
+	ProfileFile string      `json:"profile_file,omitempty"`
+	// InstructionsPerOp is the server's instructions per operation, from
+	// callgrind (-callgrind, target external under valgrind).
+	InstructionsPerOp int64 `json:"instructions_per_op,omitempty"`
 }
 
 // check is the SDK's run of one workload on one target (sdkCheck).
@@ -187,8 +194,8 @@ func run(ctx context.Context, cfg *config) error {
 				c.Workload, c.Target = wn, tn
 				c.ItemsPerSec = c.OpsPerSec * float64(w.items)
 				rep.Cells = append(rep.Cells, c)
-				fmt.Fprintf(os.Stderr, "   %-15s %3d clients %9.0f ops/s  p50 %7.2f ms  p99 %7.2f ms  cpu/op µs: server %6.1f db %6.1f load %5.1f  busy %.2f (cpus %.2f)  errors %d %s\n",
-					wn, n, c.OpsPerSec, c.P50Ms, c.P99Ms, c.CPU.ServerUsPerOp, c.CPU.DBUsPerOp, c.CPU.ClientUsPerOp, c.CPU.ServerCoresBusy, c.CPU.ServerCPUsBusy, c.Errors, c.FirstError)
+				fmt.Fprintf(os.Stderr, "   %-15s %3d clients %9.0f ops/s  p50 %7.2f ms  p99 %7.2f ms  cpu/op µs: server %6.1f db %6.1f load %5.1f  busy %.2f (cpus %.2f)  syscalls/op r %.1f w %.1f  instr/op %d  errors %d %s\n",
+					wn, n, c.OpsPerSec, c.P50Ms, c.P99Ms, c.CPU.ServerUsPerOp, c.CPU.DBUsPerOp, c.CPU.ClientUsPerOp, c.CPU.ServerCoresBusy, c.CPU.ServerCPUsBusy, c.CPU.ServerReadsPerOp, c.CPU.ServerWritesPerOp, c.InstructionsPerOp, c.Errors, c.FirstError)
 			}
 			if d, ok := t.(*dynamoTarget); ok && cfg.sdkCheck && ctx.Err() == nil {
 				ck := check{Workload: wn, Target: tn, Ops: sdkCheckOps, Error: d.sdkCheck(ctx, w)}
@@ -236,10 +243,13 @@ func run(ctx context.Context, cfg *config) error {
 		if err := os.WriteFile(filepath.Join(cfg.out, "bench.json"), append(js, '\n'), 0o644); err != nil {
 			return err
 		}
-		if err := writeChart(filepath.Join(cfg.out, "bench.png"), rep); err != nil {
+		if err := writeChart(filepath.Join(cfg.out, "bench.png"), rep, false); err != nil {
 			return err
 		}
-		fmt.Printf("\nwrote %s and %s\n", filepath.Join(cfg.out, "bench.json"), filepath.Join(cfg.out, "bench.png"))
+		if err := writeChart(filepath.Join(cfg.out, "bench-cpu.png"), rep, true); err != nil {
+			return err
+		}
+		fmt.Printf("\nwrote %s, bench.png and bench-cpu.png\n", filepath.Join(cfg.out, "bench.json"))
 	}
 	return ctx.Err()
 }
@@ -431,6 +441,7 @@ func printReport(f *os.File, rep *report) {
 	if len(rep.Checks) > 0 {
 		fmt.Fprintf(f, "SDK checks: %d runs of %d calls\n", len(rep.Checks), sdkCheckOps)
 	}
+	printProfiles(f, rep)
 	if len(rep.Lag) > 0 {
 		fmt.Fprintln(f, "\nasync index lag (PutItem returned → visible on the GSI):")
 		for _, l := range rep.Lag {
@@ -482,4 +493,21 @@ func trunc(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// printProfiles prints where the server's CPU went in each profiled cell,
+// as a share of its samples and as µs per operation.
+func printProfiles(f *os.File, rep *report) {
+	for _, c := range rep.Cells {
+		if len(c.Profile) == 0 {
+			continue
+		}
+		fmt.Fprintf(f, "\nwhere %s's CPU goes, %s @%d (%.0f µs/op; %s):\n", c.Target, c.Workload, c.Clients, c.CPU.ServerUsPerOp, c.ProfileFile)
+		for _, s := range c.Profile {
+			if s.Percent < 0.5 {
+				continue
+			}
+			fmt.Fprintf(f, "  %5.1f%%  %6.1f µs/op  (syscalls %4.1f%%)  %s\n", s.Percent, s.Percent*c.CPU.ServerUsPerOp/100, s.SyscallPercent, s.Category)
+		}
+	}
 }

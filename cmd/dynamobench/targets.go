@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +30,9 @@ const (
 	tSQLite    = "sqlite"
 	tDynalite  = "dynalite"
 	tMoto      = "moto"
+	// tExternal is a server started by hand (-external-url), e.g. under
+	// valgrind or perf; not part of "all".
+	tExternal = "external"
 )
 
 var allTargets = []string{tDynPG, tDynSQLite, tPgbench, tSQLite, tDynalite, tMoto}
@@ -211,13 +215,31 @@ func (d *dynamoTarget) prepare(ctx context.Context, w *workload) (cellFunc, erro
 	op := w.raw(table)
 	meter := cpuMeter{server: srv.pid, db: d.db}
 	return func(ctx context.Context, clients int, warmup, dur time.Duration) cell {
-		var prof func()
+		var prof func() string
 		if d.env.cfg.pprofDir != "" && srv.pprof != "" && clients == d.env.cfg.pprofClients {
 			prof = d.env.profile(ctx, srv, d.name, w.name, warmup, dur)
 		}
+		var cg func() (int64, error)
+		if d.env.cfg.callgrind && srv.pid > 0 && (d.name == tExternal || d.start != nil) {
+			cg = callgrindWindow(ctx, srv.pid, window{time.Now().Add(warmup), time.Now().Add(warmup + dur)})
+		}
 		c := measureRaw(ctx, srv.addr, op, clients, warmup, dur, meter)
+		if cg != nil {
+			if ir, err := cg(); err != nil {
+				fmt.Fprintf(os.Stderr, "   callgrind: %v\n", err)
+			} else if c.Ops > 0 {
+				c.InstructionsPerOp = ir / c.Ops
+			}
+		}
 		if prof != nil {
-			prof()
+			if path := prof(); path != "" {
+				c.ProfileFile = path
+				shares, err := profBreakdown(path)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "   pprof: %v\n", err)
+				}
+				c.Profile = shares
+			}
 		}
 		return c
 	}, nil
@@ -488,8 +510,30 @@ func startDynamopg(ctx context.Context, env *benchEnv, backend string, extra ...
 		args = append(args, "--pprof", pprofAddr)
 	}
 	args = append(args, extra...)
+	prog := bin
+	var dir string
+	if env.cfg.callgrind {
+		// Under callgrind (callgrind.go): its dumps go to a directory of
+		// their own, the process's working directory.
+		if dir, err = os.MkdirTemp("", "dynamobench-callgrind-"); err != nil {
+			return nil, err
+		}
+		atExit(func() { os.RemoveAll(dir) })
+		vg, err := exec.LookPath("valgrind")
+		if err != nil {
+			return nil, errMissing{"-callgrind: valgrind not installed"}
+		}
+		args = append([]string{"--tool=callgrind", "--callgrind-out-file=" + filepath.Join(dir, "callgrind.%p.out"), bin}, args...)
+		prog = vg
+	}
+	cmd := pinnedCommand(env.serverCPUs, prog, args...)
+	if dir != "" {
+		cmd.Dir = dir
+		// Go's signal-based preemption makes valgrind crawl.
+		cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
+	}
 	hc := &http.Client{Timeout: time.Second}
-	p, err := startProc(ctx, "dynamopg-"+backend, pinnedCommand(env.serverCPUs, bin, args...), addr, func() bool {
+	p, err := startProc(ctx, "dynamopg-"+backend, cmd, addr, func() bool {
 		resp, err := hc.Get("http://" + addr + "/health")
 		if err != nil {
 			return false
@@ -647,6 +691,13 @@ func newTarget(ctx context.Context, env *benchEnv, name string) (target, error) 
 		return newDynaliteTarget(ctx, env)
 	case tMoto:
 		return newMotoTarget(ctx, env)
+	case tExternal:
+		u, err := url.Parse(env.cfg.externalURL)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("-external-url %q: want http://host:port", env.cfg.externalURL)
+		}
+		p := &proc{name: tExternal, pid: env.cfg.externalPID, addr: u.Host, url: "http://" + u.Host, client: newClient("http://" + u.Host)}
+		return &dynamoTarget{name: tExternal, env: env, srv: p, db: env.cfg.externalDBPID, tables: map[string]string{}}, nil
 	}
 	return nil, fmt.Errorf("unknown target %q", name)
 }

@@ -1,7 +1,7 @@
 -- BatchWriteItem's and TransactWriteItems' floor: @N@ upserts of fresh keys
 -- in one pipeline, one round trip and one implicit transaction. The
--- statement between the markers is repeated @N@ times, @I@ numbering its
--- variables.
+-- statement between the repeat and end markers is written once per item,
+-- with the item's number in its variables' names (pgbench.go: pgbBatch).
 \startpipeline
 -- repeat
 \set r@I@ random(1, 9000000000000000)
