@@ -51,6 +51,10 @@ type rawConn struct {
 	body   []byte // a request body
 	resp   []byte // a response body
 	closed bool   // the server asked to close (Connection: close)
+	// deadline bounds every request on the connection (zero: none): a
+	// cell's requests all start before its end, so one deadline a little
+	// past it keeps a stuck server from holding the run.
+	deadline time.Time
 }
 
 func newRawConn(addr, op string) *rawConn {
@@ -79,6 +83,9 @@ func (c *rawConn) do(body []byte) (int, []byte, error) {
 			_ = tc.SetNoDelay(true)
 		}
 		c.conn, c.closed = conn, false
+		if !c.deadline.IsZero() {
+			_ = conn.SetDeadline(c.deadline)
+		}
 		if c.r == nil {
 			c.r = bufio.NewReaderSize(conn, 64<<10)
 		} else {
@@ -225,6 +232,9 @@ func rawCall(c *rawConn, op *rawOp, worker int) error {
 	return nil
 }
 
+// requestGrace is how long past a cell's end its last requests may take.
+const requestGrace = 10 * time.Second
+
 // window is a cell's timing: ops completing in [from, to) are counted,
 // and the CPU meter is read at from and at to.
 type window struct{ from, to time.Time }
@@ -243,6 +253,7 @@ func measureRaw(ctx context.Context, addr string, op rawOp, clients int, warmup,
 		go func(i int) {
 			defer wg.Done()
 			c := newRawConn(addr, op.op)
+			c.deadline = w.to.Add(requestGrace)
 			defer c.close()
 			l := make([]time.Duration, 0, 1<<14)
 			for ctx.Err() == nil {

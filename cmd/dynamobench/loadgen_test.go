@@ -123,3 +123,24 @@ func TestParseCPUs(t *testing.T) {
 		}
 	}
 }
+
+func TestExpectMember(t *testing.T) {
+	for _, c := range []struct {
+		name, want, body string
+		ok               bool
+	}{
+		{"Count", "10", `{"Count":10,"Items":[]}`, true},
+		{"Count", "10", `{"Items": [], "Count": 10}`, true},
+		{"Count", "10", `{"Count":100}`, false},
+		{"Count", "10", `{"Count":1}`, false},
+		{"UnprocessedItems", "{}", `{"UnprocessedItems":{}}`, true},
+		{"UnprocessedItems", "{}", `{"UnprocessedItems": { }}`, true},
+		{"UnprocessedItems", "{}", `{"UnprocessedItems":{"t":[]}}`, false},
+		{"Item", "{", `{"Item":{"pk":{"S":"a"}}}`, true},
+		{"Item", "{", `{}`, false},
+	} {
+		if err := expectMember(c.name, c.want)([]byte(c.body)); (err == nil) != c.ok {
+			t.Errorf("%s %s in %s: %v", c.name, c.want, c.body, err)
+		}
+	}
+}

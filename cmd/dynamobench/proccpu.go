@@ -117,6 +117,9 @@ func childrenOf(pid int) []int {
 type cpuMeter struct {
 	server int // PID of the server (dynamopg, dynalite); 0: none
 	db     int // PID of the postmaster; 0: none
+	// cpus are the CPUs whose busy time is read (nil: meterCPUs, the
+	// server CPUs).
+	cpus map[int]bool
 }
 
 type cpuSample struct {
@@ -156,7 +159,11 @@ func syscallsOf(pid int) (r, w int64) {
 var meterCPUs map[int]bool
 
 func (m cpuMeter) sample() cpuSample {
-	s := cpuSample{at: time.Now(), cpus: busyOf(meterCPUs)}
+	set := meterCPUs
+	if m.cpus != nil {
+		set = m.cpus
+	}
+	s := cpuSample{at: time.Now(), cpus: busyOf(set)}
 	if m.server > 0 {
 		s.server = cpuOf(m.server)
 		s.syscr, s.syscw = syscallsOf(m.server)
@@ -192,6 +199,24 @@ func (s *pidSet) has(pid int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.m[pid]
+}
+
+// cpuMap is the CPUs of a list ("0,2-3"); nil for "" or a bad list.
+func cpuMap(list string) map[int]bool {
+	if list == "" {
+		return nil
+	}
+	set, err := parseCPUs(list)
+	if err != nil {
+		return nil
+	}
+	m := map[int]bool{}
+	for c := 0; c < 1024; c++ {
+		if set[c/64]&(1<<(c%64)) != 0 {
+			m[c] = true
+		}
+	}
+	return m
 }
 
 // busyOf sums the non-idle time (user, nice, system, irq, softirq, steal)

@@ -654,13 +654,17 @@ func newMotoTarget(ctx context.Context, env *benchEnv) (target, error) {
 
 // sqliteTarget runs the SQLite floor in this process: on the load CPUs,
 // one core as the servers have one (GOMAXPROCS is the affinity's size).
-// Its CPU is this process's, reported as the server's.
-type sqliteTarget struct{ f *sqliteFloor }
+// Its CPU is this process's, reported as the server's, and the busy time
+// read is the load CPUs'.
+type sqliteTarget struct {
+	f    *sqliteFloor
+	cpus map[int]bool
+}
 
 func (s *sqliteTarget) prepare(_ context.Context, w *workload) (cellFunc, error) {
 	op := w.sqlite(s.f)
 	return func(ctx context.Context, clients int, warmup, dur time.Duration) cell {
-		c := measure(ctx, op, clients, warmup, dur, cpuMeter{})
+		c := measure(ctx, op, clients, warmup, dur, cpuMeter{cpus: s.cpus})
 		c.CPU.ServerUsPerOp, c.CPU.ClientUsPerOp = c.CPU.ClientUsPerOp, 0
 		c.CPU.ServerCoresBusy = round3(c.CPU.ServerUsPerOp * float64(c.Ops) / 1e6 / dur.Seconds())
 		return c
@@ -686,7 +690,7 @@ func newTarget(ctx context.Context, env *benchEnv, name string) (target, error) 
 		if err != nil {
 			return nil, err
 		}
-		return &sqliteTarget{f}, nil
+		return &sqliteTarget{f: f, cpus: cpuMap(env.loadCPUs)}, nil
 	case tDynalite:
 		return newDynaliteTarget(ctx, env)
 	case tMoto:
