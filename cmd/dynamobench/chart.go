@@ -61,9 +61,9 @@ func writeChart(path string, rep *report, cpu bool) error {
 	fill(img, img.Bounds(), color.RGBA{255, 255, 255, 255})
 	black := color.RGBA{0, 0, 0, 255}
 	grey := color.RGBA{0x88, 0x88, 0x88, 255}
-	title := fmt.Sprintf("DYNAMOPG BENCHMARK: OPS/S AT %d CLIENTS, SERVER ON CPU %s, LOAD ON CPU %s", clients, rep.Config["server_cpus"], rep.Config["load_cpus"])
+	title := fmt.Sprintf("OPS/S AT %d CLIENTS (SERVER CPU %v, LOAD CPU %v)", clients, rep.Config["server_cpus"], rep.Config["load_cpus"])
 	if cpu {
-		title = fmt.Sprintf("CPU US PER OP ON THE SERVER CPUS AT %d CLIENTS (GREY: POSTGRESQL)", clients)
+		title = fmt.Sprintf("CPU US/OP, SERVER CPU, %d CLIENTS (GREY: POSTGRESQL)", clients)
 	}
 	drawText(img, margin, 12, 3, black, title)
 	// legend

@@ -233,7 +233,7 @@ func rawCall(c *rawConn, op *rawOp, worker int) error {
 }
 
 // requestGrace is how long past a cell's end its last requests may take.
-const requestGrace = 10 * time.Second
+const requestGrace = 2 * time.Second
 
 // window is a cell's timing: ops completing in [from, to) are counted,
 // and the CPU meter is read at from and at to.

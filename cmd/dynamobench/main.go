@@ -68,7 +68,7 @@ func main() {
 	maybeLagPoll()
 	var cfg config
 	var clients, workloads, targets string
-	flag.DurationVar(&cfg.duration, "d", 4*time.Second, "measured duration of each cell (workload × target × clients)")
+	flag.DurationVar(&cfg.duration, "d", 3*time.Second, "measured duration of each cell (workload × target × clients)")
 	flag.DurationVar(&cfg.warmup, "warmup", 0, "unmeasured warm-up before each cell (default: a fifth of -d, at most 1s)")
 	flag.StringVar(&clients, "clients", "1,16,64", "concurrent client counts, comma-separated")
 	flag.StringVar(&workloads, "workloads", "all", "workloads, comma-separated, or all: "+strings.Join(workloadNames(), ","))
@@ -91,8 +91,15 @@ func main() {
 	flag.IntVar(&cfg.externalPID, "external-pid", 0, "PID of the external server, for its CPU per operation")
 	flag.IntVar(&cfg.externalDBPID, "external-db-pid", 0, "PID of the external server's postmaster, for PostgreSQL's CPU per operation")
 	flag.BoolVar(&cfg.callgrind, "callgrind", false, "the external server runs under valgrind --tool=callgrind: zero its counters at each cell's window and read its instructions per operation at the end (callgrind_control)")
+	replot := flag.String("replot", "", "redraw bench.png and bench-cpu.png beside the bench.json named, and exit")
 	breakdown := flag.Bool("breakdown", false, "print where the CPU goes in the CPU profiles named as arguments (as -pprof does after each cell), and exit")
 	flag.Parse()
+	if *replot != "" {
+		if err := redraw(*replot); err != nil {
+			fatalf("-replot: %v", err)
+		}
+		return
+	}
 	if *breakdown {
 		for _, path := range flag.Args() {
 			shares, err := profBreakdown(path)

@@ -532,3 +532,20 @@ func printProfiles(f *os.File, rep *report) {
 		}
 	}
 }
+
+// redraw draws the charts of a bench.json again, beside it.
+func redraw(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := writeChart(filepath.Join(dir, "bench.png"), &rep, false); err != nil {
+		return err
+	}
+	return writeChart(filepath.Join(dir, "bench-cpu.png"), &rep, true)
+}
