@@ -7,11 +7,11 @@
 // Layout of the database:
 //
 //   - tables: the catalog, one row per DynamoDB table holding the whole
-//     store.Table as JSON (schema.sql).
+//     store.Table as JSON (sql/migrations).
 //   - t_<id>: one data table per DynamoDB table (id from the catalog, never
 //     the user's name), keyed by (pk, sk).
 //   - i_<id>: one table per secondary index, keyed by (ipk, isk, pk, sk).
-//   - index_queue: the items whose async indexes are behind (schema.sql).
+//   - index_queue: the items whose async indexes are behind (sql/migrations).
 //
 // Sync indexes are maintained inside the write's transaction. A write to a
 // table with async indexes enqueues its item in that transaction instead;

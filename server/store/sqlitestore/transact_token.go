@@ -11,19 +11,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// tokensSchema is the table of client tokens (TransactWriteItems'
-// ClientRequestToken), created on first use by the token path itself so that
-// it stays apart from schema.sql: one row per token recorded by a committed
-// transaction, created_at in Unix nanoseconds.
-const tokensSchema = `
-CREATE TABLE IF NOT EXISTS tx_tokens (
-    token      TEXT PRIMARY KEY,
-    hash       BLOB NOT NULL,
-    created_at INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS tx_tokens_created_at ON tx_tokens (created_at);
-`
-
 // ItemTransactToken is ItemTransact with the client token checked and
 // recorded in the same write transaction (see store.Transactor). The write
 // transaction holds the database write lock from its start, so two calls with
@@ -31,9 +18,6 @@ CREATE INDEX IF NOT EXISTS tx_tokens_created_at ON tx_tokens (created_at);
 func (s *Store) ItemTransactToken(ctx context.Context, targets []store.TxTarget, tok store.TxToken, fn store.TxFunc) (replayed bool, err error) {
 	err = s.inWrite(ctx, func(tx *sql.Tx) error {
 		replayed = false
-		if _, err := tx.ExecContext(ctx, tokensSchema); err != nil {
-			return fmt.Errorf("transact: token table: %w", err)
-		}
 		var hash []byte
 		var created int64
 		err := tx.QueryRowContext(ctx, `SELECT hash, created_at FROM tx_tokens WHERE token = ?`, tok.Token).Scan(&hash, &created)
@@ -65,9 +49,6 @@ func (s *Store) ItemTransactToken(ctx context.Context, targets []store.TxTarget,
 func (s *Store) TxTokenPurge(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := s.inWrite(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, tokensSchema); err != nil {
-			return fmt.Errorf("token table: %w", err)
-		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM tx_tokens WHERE created_at <= ?`, before.UnixNano())
 		if err != nil {
 			return err
