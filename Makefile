@@ -27,11 +27,11 @@ $(SQLC):
 	mv $(BIN)/sqlc $(SQLC)
 
 .PHONY: generate
-generate: $(SQLC) ## regenerate gen/ from queries/ with sqlc
+generate: $(SQLC) ## regenerate gen/ (and sqlitestore's internal/sqlitedb) with sqlc
 	$(SQLC) generate
 
 .PHONY: verify-generated
-verify-generated: $(SQLC) ## fail when gen/ is out of date with queries/
+verify-generated: $(SQLC) ## fail when sqlc's output (both drivers) is out of date
 	$(SQLC) diff
 
 .PHONY: test

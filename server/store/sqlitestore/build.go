@@ -105,27 +105,17 @@ func (s *Store) startBuilds(ctx context.Context) error {
 	b := &s.builds
 	b.ctx, b.stop = context.WithCancel(context.Background())
 	b.running = map[int64]bool{}
-	rows, err := s.reader.QueryContext(ctx, `SELECT def FROM tables`)
+	raws, err := queries.TableDefs(ctx, s.reader)
 	if err != nil {
 		return fmt.Errorf("find index builds: %w", err)
 	}
 	var defs []*store.Table
-	for rows.Next() {
-		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
-			rows.Close()
-			return fmt.Errorf("find index builds: %w", err)
-		}
+	for _, raw := range raws {
 		t, err := decodeDef(raw)
 		if err != nil {
-			rows.Close()
 			return fmt.Errorf("find index builds: %w", err)
 		}
 		defs = append(defs, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("find index builds: %w", err)
 	}
 	for _, t := range defs {
 		for _, ix := range t.Indexes {
@@ -168,7 +158,7 @@ func (s *Store) runBuild(ctx context.Context, tableID, indexID int64, table, ind
 		err := s.inWrite(ctx, func(tx *sql.Tx) error {
 			held = time.Now()
 			var err error
-			n, last, done, err = buildPage(ctx, tx, tableID, indexID, after, s.buildPage)
+			n, last, done, err = s.buildOnePage(ctx, tx, tableID, indexID, after, s.buildPage)
 			return err
 		})
 		switch {
@@ -202,7 +192,7 @@ func (s *Store) runBuild(ctx context.Context, tableID, indexID int64, table, ind
 			log.Error("sqlite store: index build failed; removing the index", "err", err)
 			s.buildStats.ended(indexID, "failed")
 			if err := s.inWrite(ctx, func(tx *sql.Tx) error {
-				return abandonIndex(ctx, tx, tableID, indexID)
+				return s.abandonIndex(ctx, tx, tableID, indexID)
 			}); err != nil && ctx.Err() == nil {
 				log.Error("sqlite store: remove failed index", "err", err)
 			}
@@ -219,13 +209,13 @@ func (s *Store) runBuild(ctx context.Context, tableID, indexID int64, table, ind
 	}
 }
 
-// buildPage is one page of a build, in the write transaction tx. It reads
+// buildOnePage is one page of a build, in the write transaction tx. It reads
 // the current definition; if the index is gone or no longer CREATING it
 // reports done. The first page sets Backfilling; a page that finds no more
 // items flips the index to ACTIVE and clears Backfilling. Otherwise it
 // writes the current state of up to page items after `after` (base-key
 // order) into the index and returns the last key it did.
-func buildPage(ctx context.Context, tx *sql.Tx, tableID, indexID int64, after *rowKey, page int) (n int, last *rowKey, done bool, err error) {
+func (s *Store) buildOnePage(ctx context.Context, tx *sql.Tx, tableID, indexID int64, after *rowKey, page int) (n int, last *rowKey, done bool, err error) {
 	def, err := catalogByID(ctx, tx, tableID)
 	if errors.Is(err, store.ErrTableNotFound) {
 		return 0, nil, true, nil
@@ -243,34 +233,8 @@ func buildPage(ctx context.Context, tx *sql.Tx, tableID, indexID int64, after *r
 			return 0, nil, false, err
 		}
 	}
-	var rows *sql.Rows
-	if after == nil {
-		rows, err = tx.QueryContext(ctx, fmt.Sprintf(
-			`SELECT pk, sk, item FROM %s ORDER BY pk, sk LIMIT ?`, dataTable(tableID)), page)
-	} else {
-		rows, err = tx.QueryContext(ctx, fmt.Sprintf(
-			`SELECT pk, sk, item FROM %s WHERE (pk, sk) > (?, ?) ORDER BY pk, sk LIMIT ?`, dataTable(tableID)),
-			after.pk, after.sk, page)
-	}
+	got, err := s.itemPage(ctx, tx, tableID, after, page)
 	if err != nil {
-		return 0, nil, false, fmt.Errorf("backfill %q index %q: %w", def.Name, ix.Name, err)
-	}
-	type row struct {
-		k   rowKey
-		raw []byte
-	}
-	var got []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.k.pk, &r.k.sk, &r.raw); err != nil {
-			rows.Close()
-			return 0, nil, false, fmt.Errorf("backfill %q index %q: %w", def.Name, ix.Name, err)
-		}
-		r.k.pk, r.k.sk = nonNil(r.k.pk), nonNil(r.k.sk) // an empty BLOB scans as nil, which binds as NULL
-		got = append(got, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, nil, false, fmt.Errorf("backfill %q index %q: %w", def.Name, ix.Name, err)
 	}
 	for _, r := range got {
@@ -278,7 +242,7 @@ func buildPage(ctx context.Context, tx *sql.Tx, tableID, indexID int64, after *r
 		if err != nil {
 			return 0, nil, false, fmt.Errorf("backfill %q index %q: %w: %w", def.Name, ix.Name, errUnindexable, err)
 		}
-		if err := indexRow(ctx, tx, def, ix, r.k, true, it); err != nil {
+		if err := s.indexRow(ctx, tx, def, ix, r.k, true, it); err != nil {
 			return 0, nil, false, fmt.Errorf("backfill %q index %q: %w", def.Name, ix.Name, err)
 		}
 	}
@@ -299,7 +263,7 @@ func buildPage(ctx context.Context, tx *sql.Tx, tableID, indexID int64, after *r
 
 // abandonIndex removes a failed index from its table, only while it is still
 // CREATING, and drops its storage.
-func abandonIndex(ctx context.Context, tx *sql.Tx, tableID, indexID int64) error {
+func (s *Store) abandonIndex(ctx context.Context, tx *sql.Tx, tableID, indexID int64) error {
 	def, err := catalogByID(ctx, tx, tableID)
 	if errors.Is(err, store.ErrTableNotFound) {
 		return nil
@@ -319,7 +283,7 @@ func abandonIndex(ctx context.Context, tx *sql.Tx, tableID, indexID int64) error
 	}
 	def.Indexes = kept
 	pruneDefinitions(def)
-	if err := dropStorage(ctx, tx, indexTable(indexID)); err != nil {
+	if err := s.dropIndexTable(ctx, tx, indexID); err != nil {
 		return err
 	}
 	return storeDef(ctx, tx, def)

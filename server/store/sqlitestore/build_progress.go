@@ -106,7 +106,7 @@ func (b *buildStats) list() []store.BuildStatus {
 // progress (-1 when the count fails).
 func (s *Store) buildTableRows(ctx context.Context, tableID int64) int64 {
 	var n int64
-	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM `+dataTable(tableID)).Scan(&n); err != nil {
+	if err := s.reader.QueryRowContext(ctx, s.stmts.on("item_count", tableID)).Scan(&n); err != nil {
 		return -1
 	}
 	return n

@@ -8,14 +8,17 @@ import (
 	"fmt"
 
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/sqlitestore/internal/sqlitedb"
 )
 
 // The catalog rows: the whole store.Table as JSON in tables.def.
 
+// queries are the sqlc wrappers of sql/queries (they hold no state).
+var queries = sqlitedb.New()
+
 // catalogByName reads a table's id and description by name.
 func catalogByName(ctx context.Context, q querier, name string) (*store.Table, error) {
-	var def []byte
-	err := q.QueryRowContext(ctx, `SELECT def FROM tables WHERE name = ?`, name).Scan(&def)
+	def, err := queries.TableGet(ctx, q, sqlitedb.TableGetParams{Name: name})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("table %q: %w", name, store.ErrTableNotFound)
 	}
@@ -28,8 +31,7 @@ func catalogByName(ctx context.Context, q querier, name string) (*store.Table, e
 // catalogByID reads a table's description by id: the current definition
 // (indexes included) of the table a possibly stale *store.Table names.
 func catalogByID(ctx context.Context, q querier, id int64) (*store.Table, error) {
-	var def []byte
-	err := q.QueryRowContext(ctx, `SELECT def FROM tables WHERE id = ?`, id).Scan(&def)
+	def, err := queries.TableGetByID(ctx, q, sqlitedb.TableGetByIDParams{ID: id})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("table id %d: %w", id, store.ErrTableNotFound)
 	}
@@ -39,20 +41,17 @@ func catalogByID(ctx context.Context, q querier, id int64) (*store.Table, error)
 	return decodeDef(def)
 }
 
-func decodeDef(def []byte) (*store.Table, error) {
+// decodeDef decodes a catalog entry.
+func decodeDef(def string) (*store.Table, error) {
 	t := new(store.Table)
-	if err := json.Unmarshal(def, t); err != nil {
+	if err := json.Unmarshal([]byte(def), t); err != nil {
 		return nil, fmt.Errorf("decode catalog entry: %w", err)
 	}
 	return t, nil
 }
 
-// querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
+// querier is what *sql.DB and *sql.Tx have in common (sqlc's DBTX).
+type querier = sqlitedb.DBTX
 
 // explain turns the error of a statement on a table's (or index's) storage
 // into store.ErrTableNotFound when the storage is gone: SQLite's "no such

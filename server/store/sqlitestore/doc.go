@@ -7,11 +7,19 @@
 // Layout of the database:
 //
 //   - tables: the catalog, one row per DynamoDB table holding the whole
-//     store.Table as JSON (sql/migrations).
+//     store.Table as JSON.
 //   - t_<id>: one data table per DynamoDB table (id from the catalog, never
 //     the user's name), keyed by (pk, sk).
 //   - i_<id>: one table per secondary index, keyed by (ipk, isk, pk, sk).
-//   - index_queue: the items whose async indexes are behind (sql/migrations).
+//   - index_queue: the items whose async indexes are behind; stream_records,
+//     deleted_tables, tx_tokens: streams, and TransactWriteItems' tokens.
+//
+// Its SQL is in sql/, never in Go strings: the numbered migrations that
+// create the fixed tables (sql/migrations, applied at Open, migrate.go),
+// the statements on them (sql/queries, wrapped by sqlc into
+// internal/sqlitedb: make generate), and the templates of the statements
+// on t_<id> and i_<id>, whose names sqlc cannot bind (sql/storage.sql,
+// rendered by template.go).
 //
 // Sync indexes are maintained inside the write's transaction. A write to a
 // table with async indexes enqueues its item in that transaction instead;

@@ -121,15 +121,15 @@ func (s *Store) commitGroup(group []*groupedWrite) {
 	}
 	err := s.inWrite(context.Background(), func(tx *sql.Tx) error {
 		for _, w := range live {
-			if _, err := tx.Exec("SAVEPOINT item_write"); err != nil {
+			if _, err := tx.Exec(s.stmts.get("write_savepoint", stmtVars{})); err != nil {
 				return err
 			}
 			if w.err = runWrite(w, tx); w.err != nil {
-				if _, err := tx.Exec("ROLLBACK TO item_write"); err != nil {
+				if _, err := tx.Exec(s.stmts.get("write_rollback", stmtVars{})); err != nil {
 					return err
 				}
 			}
-			if _, err := tx.Exec("RELEASE item_write"); err != nil {
+			if _, err := tx.Exec(s.stmts.get("write_release", stmtVars{})); err != nil {
 				return err
 			}
 		}

@@ -62,14 +62,14 @@ func loadMigrations(fsys embed.FS) []migration {
 // migrate applies the migrations the file lacks, in one transaction on the
 // write connection. Its BEGIN IMMEDIATE takes the write lock before the
 // version is read, so processes opening one file migrate it one at a time.
-func migrate(ctx context.Context, db *sql.DB) error {
+func migrate(ctx context.Context, db *sql.DB, st *stmts) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin schema: %w", err)
 	}
 	defer tx.Rollback()
 	var v int
-	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+	if err := tx.QueryRowContext(ctx, st.get("user_version_get", stmtVars{})).Scan(&v); err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	if v > schemaVersion {
@@ -83,8 +83,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}
-	// PRAGMA takes no bind parameters; the value is a constant.
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+	if _, err := tx.ExecContext(ctx, st.get("user_version_set", stmtVars{Version: schemaVersion})); err != nil {
 		return fmt.Errorf("set schema version: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

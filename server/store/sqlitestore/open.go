@@ -65,6 +65,9 @@ type Store struct {
 
 	// The group committer of item writes (group.go).
 	groups writeGroups
+
+	// stmts are the rendered per-table statements (template.go).
+	stmts stmts
 }
 
 var _ store.Store = (*Store)(nil)
@@ -126,7 +129,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.writer = writer
 	s.reader = writer
 
-	if err := migrate(ctx, writer); err != nil {
+	if err := migrate(ctx, writer, &s.stmts); err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("sqlitestore: %s: %w", dsn, err)
 	}
@@ -190,8 +193,7 @@ func (s *Store) Ping(ctx context.Context) error {
 		return fmt.Errorf("sqlitestore: ping writer: %w", err)
 	}
 	if s.reader != s.writer {
-		var one int
-		if err := s.reader.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		if _, err := queries.Ping(ctx, s.reader); err != nil {
 			return fmt.Errorf("sqlitestore: ping reader: %w", err)
 		}
 	}

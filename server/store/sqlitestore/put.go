@@ -25,7 +25,7 @@ func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.
 	olds := make([]attr.Item, len(ops))
 	err := s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
 		for i, o := range ops {
-			r, err := lockTarget(ctx, tx, o.Table, o.Key)
+			r, err := s.lockTarget(ctx, tx, o.Table, o.Key)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/sqlitestore/internal/sqlitedb"
 )
 
 // The asynchronous index queue, the contract of store.Queue. A write to a
@@ -15,13 +16,13 @@ import (
 // indexes inserts a row naming the item into index_queue in that same
 // transaction (target.enqueue); the workers of worker.go apply the rows.
 
-// enqueue names the target's item in index_queue. A row already pending for
-// the item stands for this write too: it has not been applied yet, and
-// applying it reads the item's state as of then.
+// enqueue names the target's item in index_queue (QueueInsert) and marks
+// its write transaction for a wake-up of the workers.
 func (r *target) enqueue(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `
-INSERT INTO index_queue (table_id, pk, sk, enqueued_at) VALUES (?, ?, ?, ?)
-ON CONFLICT (table_id, pk, sk) DO NOTHING`, r.def.ID, r.k.pk, r.k.sk, time.Now().UnixNano())
+	err := queries.QueueInsert(ctx, tx, sqlitedb.QueueInsertParams{
+		TableID: r.def.ID, Pk: r.k.pk, Sk: r.k.sk,
+		EnqueuedAt: sql.NullInt64{Int64: time.Now().UnixNano(), Valid: true},
+	})
 	if err != nil {
 		return fmt.Errorf("enqueue for async indexes: %w", err)
 	}
@@ -43,9 +44,7 @@ func (s *Store) QueueWait(ctx context.Context, t *store.Table) error {
 	const poll = 50 * time.Millisecond // rows another process applies
 	for {
 		applied := s.progress.wait()
-		var pending bool
-		err := s.reader.QueryRowContext(ctx,
-			`SELECT EXISTS (SELECT 1 FROM index_queue WHERE table_id = ?)`, t.ID).Scan(&pending)
+		pending, err := queries.QueuePending(ctx, s.reader, sqlitedb.QueuePendingParams{TableID: t.ID})
 		if err != nil {
 			return fmt.Errorf("queue wait for %q: %w", t.Name, err)
 		}
@@ -70,8 +69,8 @@ func (s *Store) QueueWait(ctx context.Context, t *store.Table) error {
 
 // QueueDepth counts the pending rows of all tables.
 func (s *Store) QueueDepth(ctx context.Context) (int64, error) {
-	var n int64
-	if err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM index_queue`).Scan(&n); err != nil {
+	n, err := queries.QueueDepth(ctx, s.reader)
+	if err != nil {
 		return 0, fmt.Errorf("queue depth: %w", err)
 	}
 	return n, nil

@@ -18,7 +18,7 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 	var it attr.Item
 	err = s.inRead(ctx, func(tx *sql.Tx) error {
 		var err error
-		it, err = getRow(ctx, tx, t.ID, k)
+		it, err = s.getRow(ctx, tx, t.ID, k)
 		if err != nil {
 			return explain(ctx, tx, t, nil, "get item of", err)
 		}

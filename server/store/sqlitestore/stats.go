@@ -29,7 +29,7 @@ func (s *Store) PoolStats() map[string]float64 {
 // SchemaCurrent compares the file's user_version with this build's schema.
 func (s *Store) SchemaCurrent(ctx context.Context) error {
 	var v int
-	if err := s.reader.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+	if err := s.reader.QueryRowContext(ctx, s.stmts.get("user_version_get", stmtVars{})).Scan(&v); err != nil {
 		return fmt.Errorf("sqlitestore: schema version: %w", err)
 	}
 	if v != schemaVersion {

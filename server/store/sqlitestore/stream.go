@@ -8,6 +8,7 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/sqlitestore/internal/sqlitedb"
 )
 
 // Streams: apply (write.go) writes one stream_records row per change of an
@@ -42,12 +43,14 @@ func (r *target) streamRecord(ctx context.Context, tx *sql.Tx, neu attr.Item) er
 	if neu != nil {
 		newJSON = neu.AppendJSON(nil)
 	}
-	ttl := neu == nil && store.IsTTLDelete(ctx)
-	_, err := tx.ExecContext(ctx, `
-INSERT INTO stream_records (table_id, label, event_name, keys, old_image, new_image, created_at, ttl)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.def.ID, spec.Label, event, r.def.KeyOf(img).AppendJSON(nil), oldJSON, newJSON,
-		time.Now().UnixNano(), ttl)
+	var ttl int64
+	if neu == nil && store.IsTTLDelete(ctx) {
+		ttl = 1
+	}
+	err := queries.StreamRecordInsert(ctx, tx, sqlitedb.StreamRecordInsertParams{
+		TableID: r.def.ID, Label: spec.Label, EventName: event, Keys: r.def.KeyOf(img).AppendJSON(nil),
+		OldImage: oldJSON, NewImage: newJSON, CreatedAt: time.Now().UnixNano(), Ttl: ttl,
+	})
 	if err != nil {
 		return fmt.Errorf("stream record: %w", err)
 	}
@@ -62,39 +65,33 @@ func (s *Store) StreamRead(ctx context.Context, tableID int64, label string, aft
 		return out, nil
 	}
 	err := s.inRead(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `
-SELECT seq, label, event_name, keys, old_image, new_image, created_at, ttl
-  FROM stream_records
- WHERE table_id = ? AND label = ? AND seq > ?
- ORDER BY seq LIMIT ?`, tableID, label, after, limit)
+		rows, err := queries.StreamRead(ctx, tx, sqlitedb.StreamReadParams{
+			TableID: tableID, Label: label, After: after, MaxRecords: int64(limit),
+		})
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var rec store.StreamRecord
-			var keys, oldImg, newImg []byte
-			var created int64
-			if err := rows.Scan(&rec.Seq, &rec.Label, &rec.EventName, &keys, &oldImg, &newImg, &created, &rec.TTL); err != nil {
+		for _, r := range rows {
+			rec := store.StreamRecord{
+				Seq: r.Seq, Label: r.Label, EventName: r.EventName,
+				CreatedAt: time.Unix(0, r.CreatedAt).UTC(), TTL: r.Ttl != 0,
+			}
+			if rec.Keys, err = decodeItem(r.Keys); err != nil {
 				return err
 			}
-			rec.CreatedAt = time.Unix(0, created).UTC()
-			if rec.Keys, err = decodeItem(keys); err != nil {
-				return err
-			}
-			if oldImg != nil {
-				if rec.OldImage, err = decodeItem(oldImg); err != nil {
+			if r.OldImage != nil {
+				if rec.OldImage, err = decodeItem(r.OldImage); err != nil {
 					return err
 				}
 			}
-			if newImg != nil {
-				if rec.NewImage, err = decodeItem(newImg); err != nil {
+			if r.NewImage != nil {
+				if rec.NewImage, err = decodeItem(r.NewImage); err != nil {
 					return err
 				}
 			}
 			out = append(out, rec)
 		}
-		return rows.Err()
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: stream read: %w", err)
@@ -106,9 +103,9 @@ SELECT seq, label, event_name, keys, old_image, new_image, created_at, ttl
 // it has no records).
 func (s *Store) StreamBounds(ctx context.Context, tableID int64, label string) (first, last int64, err error) {
 	err = s.inRead(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `
-SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM stream_records
- WHERE table_id = ? AND label = ?`, tableID, label).Scan(&first, &last)
+		b, err := queries.StreamBounds(ctx, tx, sqlitedb.StreamBoundsParams{TableID: tableID, Label: label})
+		first, last = b.FirstSeq, b.LastSeq
+		return err
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("sqlitestore: stream bounds: %w", err)
@@ -120,11 +117,10 @@ SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM stream_records
 // deleted tables deleted before it.
 func (s *Store) StreamTrim(ctx context.Context, before time.Time) error {
 	err := s.inWrite(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM stream_records WHERE created_at < ?`, before.UnixNano()); err != nil {
+		if err := queries.StreamTrim(ctx, tx, sqlitedb.StreamTrimParams{Before: before.UnixNano()}); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM deleted_tables WHERE deleted_at < ?`, before.UnixNano())
-		return err
+		return queries.DeletedTableTrim(ctx, tx, sqlitedb.DeletedTableTrimParams{Before: before.UnixNano()})
 	})
 	if err != nil {
 		return fmt.Errorf("sqlitestore: stream trim: %w", err)
@@ -132,19 +128,13 @@ func (s *Store) StreamTrim(ctx context.Context, before time.Time) error {
 	return nil
 }
 
-// ItemExpiredKeys lists up to limit keys of items of t that look expired.
-// json_each walks the item's top-level attributes, so the attribute name is
-// compared, never spliced into a JSON path.
+// ItemExpiredKeys lists up to limit keys of items of t that look expired
+// (ttl_candidates).
 func (s *Store) ItemExpiredKeys(ctx context.Context, t *store.Table, name string, now time.Time, limit int) ([]attr.Item, error) {
 	lo, hi := store.TTLWindow(now)
 	var out []attr.Item
 	err := s.inRead(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, fmt.Sprintf(`
-SELECT d.item FROM %s d, json_each(CAST(d.item AS TEXT)) a
- WHERE a.key = ? AND json_type(a.value, '$.N') = 'text'
-   AND CAST(json_extract(a.value, '$.N') AS REAL) >= ?
-   AND CAST(json_extract(a.value, '$.N') AS REAL) < ?
- LIMIT ?`, dataTable(t.ID)), name, lo, hi, limit)
+		rows, err := tx.QueryContext(ctx, s.stmts.on("ttl_candidates", t.ID), name, lo, hi, limit)
 		if err != nil {
 			return explain(ctx, tx, t, nil, "ttl sweep of", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/sqlitestore/internal/sqlitedb"
 )
 
 // TableCreate stores a new table and creates its storage and its indexes'
@@ -18,9 +19,7 @@ func (s *Store) TableCreate(ctx context.Context, t *store.Table) error {
 	err := s.inWrite(ctx, func(tx *sql.Tx) error {
 		// The id is the row's: insert first with a placeholder def, then
 		// store the def that carries the id.
-		var id int64
-		err := tx.QueryRowContext(ctx,
-			`INSERT INTO tables (name, def) VALUES (?, '{}') RETURNING id`, t.Name).Scan(&id)
+		id, err := queries.TableInsert(ctx, tx, sqlitedb.TableInsertParams{Name: t.Name})
 		if isUnique(err) {
 			return fmt.Errorf("create table %q: %w", t.Name, store.ErrTableExists)
 		}
@@ -28,7 +27,7 @@ func (s *Store) TableCreate(ctx context.Context, t *store.Table) error {
 			return fmt.Errorf("create table %q: insert catalog: %w", t.Name, err)
 		}
 		def.ID = id
-		if err := createDataTable(ctx, tx, id); err != nil {
+		if err := s.createDataTable(ctx, tx, id); err != nil {
 			return fmt.Errorf("create table %q: %w", t.Name, err)
 		}
 		for i := range def.Indexes {
@@ -54,7 +53,7 @@ func storeDef(ctx context.Context, tx *sql.Tx, t *store.Table) error {
 	if err != nil {
 		return fmt.Errorf("encode table %q: %w", t.Name, err)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE tables SET name = ?, def = ? WHERE id = ?`, t.Name, string(b), t.ID)
+	err = queries.TableUpdateDef(ctx, tx, sqlitedb.TableUpdateDefParams{Name: t.Name, Def: string(b), ID: t.ID})
 	if isUnique(err) {
 		return fmt.Errorf("rename table to %q: %w", t.Name, store.ErrTableExists)
 	}
@@ -67,16 +66,16 @@ func storeDef(ctx context.Context, tx *sql.Tx, t *store.Table) error {
 // indexCreate assigns an index its id and creates its storage; with
 // backfill it also indexes the table's existing items.
 func (s *Store) indexCreate(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index, backfill bool) error {
-	err := tx.QueryRowContext(ctx,
-		`INSERT INTO index_ids (table_id) VALUES (?) RETURNING id`, t.ID).Scan(&ix.ID)
+	id, err := queries.IndexIDNext(ctx, tx, sqlitedb.IndexIDNextParams{TableID: t.ID})
 	if err != nil {
 		return fmt.Errorf("index %q: allocate id: %w", ix.Name, err)
 	}
-	if err := createIndexTable(ctx, tx, ix.ID); err != nil {
+	ix.ID = id
+	if err := s.createIndexTable(ctx, tx, ix.ID); err != nil {
 		return fmt.Errorf("index %q: %w", ix.Name, err)
 	}
 	if backfill {
-		if err := backfillIndex(ctx, tx, t, ix); err != nil {
+		if err := s.backfillIndex(ctx, tx, t, ix); err != nil {
 			return fmt.Errorf("index %q: %w", ix.Name, err)
 		}
 	}
@@ -104,22 +103,8 @@ func (s *Store) TableList(ctx context.Context, after string, limit int) ([]strin
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	// name is TEXT with BINARY collation: byte order.
-	rows, err := s.reader.QueryContext(ctx,
-		`SELECT name FROM tables WHERE name > ? ORDER BY name LIMIT ?`, after, limit)
+	names, err := queries.TableList(ctx, s.reader, sqlitedb.TableListParams{After: after, MaxNames: int64(limit)})
 	if err != nil {
-		return nil, fmt.Errorf("list tables: %w", err)
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, fmt.Errorf("list tables: %w", err)
-		}
-		names = append(names, n)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list tables: %w", err)
 	}
 	return names, nil
@@ -153,7 +138,7 @@ func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.T
 		t.ID = before.ID
 		for _, old := range before.Indexes {
 			if indexByID(t, old.ID) == nil {
-				if err := dropStorage(ctx, tx, indexTable(old.ID)); err != nil {
+				if err := s.dropIndexTable(ctx, tx, old.ID); err != nil {
 					return fmt.Errorf("update table %q: %w", name, err)
 				}
 			}
@@ -190,14 +175,14 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 			return err
 		}
 		for _, ix := range t.Indexes {
-			if err := dropStorage(ctx, tx, indexTable(ix.ID)); err != nil {
+			if err := s.dropIndexTable(ctx, tx, ix.ID); err != nil {
 				return fmt.Errorf("delete table %q: %w", name, err)
 			}
 		}
-		if err := dropStorage(ctx, tx, dataTable(t.ID)); err != nil {
+		if err := s.dropDataTable(ctx, tx, t.ID); err != nil {
 			return fmt.Errorf("delete table %q: %w", name, err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.ID); err != nil {
+		if err := queries.TableDeleteRow(ctx, tx, sqlitedb.TableDeleteRowParams{ID: t.ID}); err != nil {
 			return fmt.Errorf("delete table %q: catalog: %w", name, err)
 		}
 		if err := recordDeleted(ctx, tx, t); err != nil {
@@ -215,8 +200,7 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 // TableStats counts the table's items and sums their sizes.
 func (s *Store) TableStats(ctx context.Context, t *store.Table) (items, bytes int64, err error) {
 	err = s.inRead(ctx, func(tx *sql.Tx) error {
-		q := fmt.Sprintf(`SELECT count(*), coalesce(sum(size), 0) FROM %s`, dataTable(t.ID))
-		if err := tx.QueryRowContext(ctx, q).Scan(&items, &bytes); err != nil {
+		if err := tx.QueryRowContext(ctx, s.stmts.on("item_stats", t.ID)).Scan(&items, &bytes); err != nil {
 			return explain(ctx, tx, t, nil, "table stats of", err)
 		}
 		return nil

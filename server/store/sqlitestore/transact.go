@@ -17,12 +17,12 @@ import (
 // inside the transaction; a table that is gone gives ErrTableNotFound.
 func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
 	return s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
-		return transactIn(ctx, tx, targets, fn)
+		return s.transactIn(ctx, tx, targets, fn)
 	})
 }
 
 // transactIn is ItemTransact's work inside the write transaction tx.
-func transactIn(ctx context.Context, tx *sql.Tx, targets []store.TxTarget, fn store.TxFunc) error {
+func (s *Store) transactIn(ctx context.Context, tx *sql.Tx, targets []store.TxTarget, fn store.TxFunc) error {
 	defs := make(map[int64]*store.Table, len(targets)) // one catalog read per table
 	seen := make(map[string]int, len(targets))
 	rs := make([]*target, len(targets))
@@ -48,11 +48,11 @@ func transactIn(ctx context.Context, tx *sql.Tx, targets []store.TxTarget, fn st
 			return fmt.Errorf("transact: targets %d and %d name the same item of %q", j, i, cur.Name)
 		}
 		seen[id] = i
-		old, err := getRow(ctx, tx, cur.ID, k)
+		old, err := s.getRow(ctx, tx, cur.ID, k)
 		if err != nil {
 			return fmt.Errorf("transact: read item of %q: %w", cur.Name, err)
 		}
-		rs[i] = &target{def: cur, k: k, old: old}
+		rs[i] = &target{s: s, def: cur, k: k, old: old}
 		olds[i] = old.Clone()
 	}
 	writes, err := fn(olds)
@@ -108,7 +108,7 @@ func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]at
 				}
 				checked[t.ID] = true
 			}
-			it, err := getRow(ctx, tx, t.ID, keys[i])
+			it, err := s.getRow(ctx, tx, t.ID, keys[i])
 			if err != nil {
 				return explain(ctx, tx, t, nil, "get item of", err)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/sqlitestore/internal/sqlitedb"
 )
 
 // ItemTransactToken is ItemTransact with the client token checked and
@@ -18,26 +19,24 @@ import (
 func (s *Store) ItemTransactToken(ctx context.Context, targets []store.TxTarget, tok store.TxToken, fn store.TxFunc) (replayed bool, err error) {
 	err = s.inWrite(ctx, func(tx *sql.Tx) error {
 		replayed = false
-		var hash []byte
-		var created int64
-		err := tx.QueryRowContext(ctx, `SELECT hash, created_at FROM tx_tokens WHERE token = ?`, tok.Token).Scan(&hash, &created)
+		got, err := queries.TxTokenGet(ctx, tx, sqlitedb.TxTokenGetParams{Token: tok.Token})
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return fmt.Errorf("transact: read token: %w", err)
-		case created > tok.Expired().UnixNano(): // live
-			if !bytes.Equal(hash, tok.Hash) {
+		case got.CreatedAt > tok.Expired().UnixNano(): // live
+			if !bytes.Equal(got.Hash, tok.Hash) {
 				return store.ErrTokenMismatch
 			}
 			replayed = true
 			return nil
 		}
-		if err := transactIn(ctx, tx, targets, fn); err != nil {
+		if err := s.transactIn(ctx, tx, targets, fn); err != nil {
 			return err // nothing recorded: the rollback drops the writes
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tx_tokens (token, hash, created_at) VALUES (?, ?, ?)
-			ON CONFLICT (token) DO UPDATE SET hash = excluded.hash, created_at = excluded.created_at`,
-			tok.Token, tok.Hash, tok.Now.UnixNano()); err != nil {
+		if err := queries.TxTokenPut(ctx, tx, sqlitedb.TxTokenPutParams{
+			Token: tok.Token, Hash: tok.Hash, CreatedAt: tok.Now.UnixNano(),
+		}); err != nil {
 			return fmt.Errorf("transact: record token: %w", err)
 		}
 		return nil
@@ -49,11 +48,8 @@ func (s *Store) ItemTransactToken(ctx context.Context, targets []store.TxTarget,
 func (s *Store) TxTokenPurge(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := s.inWrite(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM tx_tokens WHERE created_at <= ?`, before.UnixNano())
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
+		var err error
+		n, err = queries.TxTokenPurge(ctx, tx, sqlitedb.TxTokenPurgeParams{ExpiredBefore: before.UnixNano()})
 		return err
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/sqlitestore/internal/sqlitedb"
 )
 
 // The queue workers: goroutines that apply index_queue under the single
@@ -111,11 +112,11 @@ func (s *Store) applyBatch(ctx context.Context) (int, error) {
 				defs[q.tableID] = def
 			}
 			if def != nil {
-				if err := reindex(ctx, tx, def, q.k); err != nil {
+				if err := s.reindex(ctx, tx, def, q.k); err != nil {
 					return fmt.Errorf("apply index queue: table %q: %w", def.Name, err)
 				}
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM index_queue WHERE seq = ?`, q.seq); err != nil {
+			if err := queries.QueueDelete(ctx, tx, sqlitedb.QueueDeleteParams{Seq: q.seq}); err != nil {
 				return fmt.Errorf("apply index queue: consume row: %w", err)
 			}
 		}
@@ -133,23 +134,13 @@ func (s *Store) applyBatch(ctx context.Context) (int, error) {
 
 // readQueue reads the oldest rows of the queue.
 func readQueue(ctx context.Context, tx *sql.Tx, limit int) ([]queued, error) {
-	rows, err := tx.QueryContext(ctx,
-		`SELECT seq, table_id, pk, sk FROM index_queue ORDER BY seq LIMIT ?`, limit)
+	rows, err := queries.QueueRead(ctx, tx, sqlitedb.QueueReadParams{MaxRows: int64(limit)})
 	if err != nil {
 		return nil, fmt.Errorf("read index queue: %w", err)
 	}
-	defer rows.Close()
-	var out []queued
-	for rows.Next() {
-		var q queued
-		if err := rows.Scan(&q.seq, &q.tableID, &q.k.pk, &q.k.sk); err != nil {
-			return nil, fmt.Errorf("read index queue: %w", err)
-		}
-		q.k.pk, q.k.sk = nonNil(q.k.pk), nonNil(q.k.sk)
-		out = append(out, q)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read index queue: %w", err)
+	out := make([]queued, len(rows))
+	for i, r := range rows {
+		out[i] = queued{seq: r.Seq, tableID: r.TableID, k: rowKey{pk: nonNil(r.Pk), sk: nonNil(r.Sk)}}
 	}
 	return out, nil
 }
@@ -157,8 +148,8 @@ func readQueue(ctx context.Context, tx *sql.Tx, limit int) ([]queued, error) {
 // reindex writes an item's current state (read now, under the write lock)
 // into every async index of its table: the item's rows are deleted by base
 // key, and its projection inserted when it is indexable.
-func reindex(ctx context.Context, tx *sql.Tx, t *store.Table, k rowKey) error {
-	cur, err := getRow(ctx, tx, t.ID, k)
+func (s *Store) reindex(ctx context.Context, tx *sql.Tx, t *store.Table, k rowKey) error {
+	cur, err := s.getRow(ctx, tx, t.ID, k)
 	if err != nil {
 		return fmt.Errorf("read item: %w", err)
 	}
@@ -167,7 +158,7 @@ func reindex(ctx context.Context, tx *sql.Tx, t *store.Table, k rowKey) error {
 		if !ix.Async() {
 			continue
 		}
-		if err := indexRow(ctx, tx, t, ix, k, true, cur); err != nil {
+		if err := s.indexRow(ctx, tx, t, ix, k, true, cur); err != nil {
 			return fmt.Errorf("index %q: %w", ix.Name, err)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
 	var old attr.Item
 	err := s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
-		r, err := lockTarget(ctx, tx, t, key)
+		r, err := s.lockTarget(ctx, tx, t, key)
 		if err != nil {
 			return err
 		}
@@ -35,10 +35,11 @@ func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn
 	return old, nil
 }
 
-// target is one item read inside a write transaction: the current definition
-// of its table (from the catalog, in that transaction), its encoded key and
-// its current state (nil when absent).
+// target is one item read inside a write transaction of store s: the
+// current definition of its table (from the catalog, in that transaction),
+// its encoded key and its current state (nil when absent).
 type target struct {
+	s   *Store
 	def *store.Table
 	k   rowKey
 	old attr.Item
@@ -47,7 +48,7 @@ type target struct {
 // lockTarget reads the current definition of t and the item at key, inside
 // a write transaction (which already holds the database write lock).
 // ErrTableNotFound when the table is gone.
-func lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item) (*target, error) {
+func (s *Store) lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item) (*target, error) {
 	cur, err := catalogByID(ctx, tx, t.ID)
 	if err != nil {
 		return nil, err
@@ -56,11 +57,11 @@ func lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item) 
 	if err != nil {
 		return nil, fmt.Errorf("write item of %q: %w", cur.Name, err)
 	}
-	old, err := getRow(ctx, tx, cur.ID, k)
+	old, err := s.getRow(ctx, tx, cur.ID, k)
 	if err != nil {
 		return nil, fmt.Errorf("write item of %q: %w", cur.Name, err)
 	}
-	return &target{def: cur, k: k, old: old}, nil
+	return &target{s: s, def: cur, k: k, old: old}, nil
 }
 
 // apply stores neu at the target (nil deletes it), maintains every sync
@@ -74,7 +75,7 @@ func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 		return nil
 	}
 	cur := r.def
-	if err := putRow(ctx, tx, cur, r.k, neu); err != nil {
+	if err := r.s.putRow(ctx, tx, cur, r.k, neu); err != nil {
 		return fmt.Errorf("write item of %q: %w", cur.Name, err)
 	}
 	async := false
@@ -84,7 +85,7 @@ func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 			async = true
 			continue
 		}
-		if err := indexRow(ctx, tx, cur, ix, r.k, r.old != nil, neu); err != nil {
+		if err := r.s.indexRow(ctx, tx, cur, ix, r.k, r.old != nil, neu); err != nil {
 			return fmt.Errorf("write item of %q: index %q: %w", cur.Name, ix.Name, err)
 		}
 	}
@@ -100,11 +101,9 @@ func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 }
 
 // getRow reads one item by its encoded key; nil when absent.
-func getRow(ctx context.Context, q querier, id int64, k rowKey) (attr.Item, error) {
+func (s *Store) getRow(ctx context.Context, q querier, id int64, k rowKey) (attr.Item, error) {
 	var raw []byte
-	err := q.QueryRowContext(ctx,
-		fmt.Sprintf(`SELECT item FROM %s WHERE pk = ? AND sk = ?`, dataTable(id)),
-		k.pk, k.sk).Scan(&raw)
+	err := q.QueryRowContext(ctx, s.stmts.on("item_get", id), k.pk, k.sk).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -115,10 +114,9 @@ func getRow(ctx context.Context, q querier, id int64, k rowKey) (attr.Item, erro
 }
 
 // putRow stores an item at key k, or deletes the row when it is nil.
-func putRow(ctx context.Context, tx *sql.Tx, t *store.Table, k rowKey, it attr.Item) error {
+func (s *Store) putRow(ctx context.Context, tx *sql.Tx, t *store.Table, k rowKey, it attr.Item) error {
 	if it == nil {
-		_, err := tx.ExecContext(ctx,
-			fmt.Sprintf(`DELETE FROM %s WHERE pk = ? AND sk = ?`, dataTable(t.ID)), k.pk, k.sk)
+		_, err := tx.ExecContext(ctx, s.stmts.on("item_delete", t.ID), k.pk, k.sk)
 		return err
 	}
 	nk, err := tableKey(t, it)
@@ -128,92 +126,93 @@ func putRow(ctx context.Context, tx *sql.Tx, t *store.Table, k rowKey, it attr.I
 	if string(nk.pk) != string(k.pk) || string(nk.sk) != string(k.sk) {
 		return errors.New("new item's key differs from the key written")
 	}
-	_, err = tx.ExecContext(ctx, fmt.Sprintf(`
-INSERT INTO %s (hk, pk, sk, item, size)
-VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size`, dataTable(t.ID)),
-		k.hk, k.pk, k.sk, it.AppendJSON(nil), it.Size())
+	_, err = tx.ExecContext(ctx, s.stmts.on("item_put", t.ID), k.hk, k.pk, k.sk, it.AppendJSON(nil), it.Size())
 	return err
 }
 
 // indexRow brings an item's row of one index up to date: it removes the row
 // of the old state (when there was one) and inserts the projected new state
 // when the item belongs in the index.
-func indexRow(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index, k rowKey, hadOld bool, neu attr.Item) error {
-	name := indexTable(ix.ID)
+func (s *Store) indexRow(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index, k rowKey, hadOld bool, neu attr.Item) error {
 	if hadOld {
-		// Uses the (pk, sk) index of the index table.
-		if _, err := tx.ExecContext(ctx,
-			fmt.Sprintf(`DELETE FROM %s WHERE pk = ? AND sk = ?`, name), k.pk, k.sk); err != nil {
+		if _, err := tx.ExecContext(ctx, s.stmts.on("index_delete", ix.ID), k.pk, k.sk); err != nil {
 			return err
 		}
 	}
 	if neu == nil || !ix.Indexable(neu) {
 		return nil
 	}
-	return indexInsert(ctx, tx, t, ix, neu)
+	return s.indexInsert(ctx, tx, t, ix, neu)
 }
 
 // indexInsert inserts the projection of an Indexable item into an index.
-func indexInsert(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index, it attr.Item) error {
+func (s *Store) indexInsert(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index, it attr.Item) error {
 	ik, err := indexKeyOf(t, ix, it)
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, fmt.Sprintf(`
-INSERT INTO %s (hk, ipk, isk, pk, sk, item)
-VALUES (?, ?, ?, ?, ?, ?)`, indexTable(ix.ID)),
+	_, err = tx.ExecContext(ctx, s.stmts.on("index_insert", ix.ID),
 		ik.hk, ik.ipk, ik.isk, ik.base.pk, ik.base.sk, ix.Project(t, it).AppendJSON(nil))
 	return err
 }
 
 // backfillIndex indexes every item of a table, in pages of the primary key
 // so that no cursor stays open while inserting.
-func backfillIndex(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index) error {
+func (s *Store) backfillIndex(ctx context.Context, tx *sql.Tx, t *store.Table, ix *store.Index) error {
 	const page = 512
-	var lastPK, lastSK []byte
-	for first := true; ; first = false {
-		var rows *sql.Rows
-		var err error
-		if first {
-			rows, err = tx.QueryContext(ctx, fmt.Sprintf(
-				`SELECT pk, sk, item FROM %s ORDER BY pk, sk LIMIT ?`, dataTable(t.ID)), page)
-		} else {
-			rows, err = tx.QueryContext(ctx, fmt.Sprintf(
-				`SELECT pk, sk, item FROM %s WHERE (pk, sk) > (?, ?) ORDER BY pk, sk LIMIT ?`, dataTable(t.ID)),
-				lastPK, lastSK, page)
-		}
+	var after *rowKey
+	for {
+		rows, err := s.itemPage(ctx, tx, t.ID, after, page)
 		if err != nil {
 			return fmt.Errorf("backfill: %w", err)
 		}
-		var items []attr.Item
-		for rows.Next() {
-			var raw []byte
-			if err := rows.Scan(&lastPK, &lastSK, &raw); err != nil {
-				rows.Close()
-				return fmt.Errorf("backfill: %w", err)
-			}
-			lastSK = nonNil(lastSK) // an empty BLOB scans as nil, which binds as NULL
-			it, err := decodeItem(raw)
+		for _, r := range rows {
+			it, err := decodeItem(r.raw)
 			if err != nil {
-				rows.Close()
 				return fmt.Errorf("backfill: %w", err)
 			}
-			items = append(items, it)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("backfill: %w", err)
-		}
-		for _, it := range items {
 			if ix.Indexable(it) {
-				if err := indexInsert(ctx, tx, t, ix, it); err != nil {
+				if err := s.indexInsert(ctx, tx, t, ix, it); err != nil {
 					return fmt.Errorf("backfill: %w", err)
 				}
 			}
 		}
-		if len(items) < page {
+		if len(rows) < page {
 			return nil
 		}
+		after = &rows[len(rows)-1].k
 	}
+}
+
+// pageRow is one row of itemPage: an item's key and its stored JSON.
+type pageRow struct {
+	k   rowKey
+	raw []byte
+}
+
+// itemPage reads up to limit items of table id in base-key order, after
+// the key after (nil: from the first), and closes its cursor before it
+// returns, so that the caller may write while it walks the table.
+func (s *Store) itemPage(ctx context.Context, q querier, id int64, after *rowKey, limit int) ([]pageRow, error) {
+	var rows *sql.Rows
+	var err error
+	if after == nil {
+		rows, err = q.QueryContext(ctx, s.stmts.on("item_page", id), limit)
+	} else {
+		rows, err = q.QueryContext(ctx, s.stmts.get("item_page", stmtVars{ID: id, After: true}), after.pk, after.sk, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []pageRow
+	for rows.Next() {
+		var r pageRow
+		if err := rows.Scan(&r.k.pk, &r.k.sk, &r.raw); err != nil {
+			return nil, err
+		}
+		r.k.pk, r.k.sk = nonNil(r.k.pk), nonNil(r.k.sk) // an empty BLOB scans as nil, which binds as NULL
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }

@@ -1,7 +1,7 @@
 -- 001_catalog: the catalog (schema version 1 of the hand-versioned files,
 -- whose statements were all IF NOT EXISTS; so are these, so that every
 -- migration up to 005 accepts any file that code wrote). Per-table storage
--- (t_<id>, i_<id>) is created by ddl.go.
+-- (t_<id>, i_<id>) is created from the templates of sql/storage.sql.
 
 -- One row per DynamoDB table. def is the whole store.Table as JSON; name is
 -- unique so that TableCreate of a taken name fails with a UNIQUE constraint.
