@@ -67,8 +67,6 @@ func explain(ctx context.Context, q querier, t *store.Table, ix *store.Index, wh
 		return fmt.Errorf("%s %q: %w", what, t.Name, store.ErrTableNotFound)
 	case cerr == nil && ix != nil && indexByID(cur, ix.ID) == nil:
 		return fmt.Errorf("%s %q index %q: %w", what, t.Name, ix.Name, store.ErrTableNotFound)
-	case isBusy(err):
-		return fmt.Errorf("%s %q: %w (%w)", what, t.Name, store.ErrConflict, err)
 	}
 	return fmt.Errorf("%s %q: %w", what, t.Name, err)
 }

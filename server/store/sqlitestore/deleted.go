@@ -45,7 +45,7 @@ func recordDeleted(ctx context.Context, tx *sql.Tx, t *store.Table) error {
 func (s *Store) DeletedTableGet(ctx context.Context, name, label string) (*store.DeletedTable, error) {
 	rows, err := queries.DeletedTableGetByName(ctx, s.reader, sqlitedb.DeletedTableGetByNameParams{Name: name})
 	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: deleted table get %q: %w", name, err)
+		return nil, fmt.Errorf("sqlitestore: deleted table get %q: %w", name, interpretError(err))
 	}
 	for _, r := range rows {
 		var labels []string
@@ -69,7 +69,7 @@ func (s *Store) DeletedTableGet(ctx context.Context, name, label string) (*store
 func (s *Store) DeletedTableList(ctx context.Context, name string) ([]store.DeletedTable, error) {
 	rows, err := queries.DeletedTableList(ctx, s.reader, sqlitedb.DeletedTableListParams{Name: name})
 	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: deleted table list: %w", err)
+		return nil, fmt.Errorf("sqlitestore: deleted table list: %w", interpretError(err))
 	}
 	var out []store.DeletedTable
 	for _, r := range rows {

@@ -19,7 +19,8 @@
 // the statements on them (sql/queries, wrapped by sqlc into
 // internal/sqlitedb: make generate), and the templates of the statements
 // on t_<id> and i_<id>, whose names sqlc cannot bind (sql/storage.sql,
-// rendered by template.go).
+// rendered by template.go). SQLite's errors become the store's sentinels
+// in interpretError (errors.go).
 //
 // Sync indexes are maintained inside the write's transaction. A write to a
 // table with async indexes enqueues its item in that transaction instead;

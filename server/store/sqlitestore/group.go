@@ -138,7 +138,7 @@ func (s *Store) commitGroup(group []*groupedWrite) {
 	for _, w := range live {
 		switch {
 		case w.err != nil:
-			w.done <- w.err // its own failure: nothing of it was written
+			w.done <- interpretError(w.err) // its own failure: nothing of it was written
 		case err != nil:
 			w.done <- err // the group's transaction failed: nothing was written
 		default:

@@ -65,7 +65,7 @@ func loadMigrations(fsys embed.FS) []migration {
 func migrate(ctx context.Context, db *sql.DB, st *stmts) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin schema: %w", err)
+		return fmt.Errorf("begin schema: %w", interpretError(err))
 	}
 	defer tx.Rollback()
 	var v int
@@ -87,7 +87,7 @@ func migrate(ctx context.Context, db *sql.DB, st *stmts) error {
 		return fmt.Errorf("set schema version: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit schema: %w", err)
+		return fmt.Errorf("commit schema: %w", interpretError(err))
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 // transaction (target.enqueue); the workers of worker.go apply the rows.
 
 // enqueue names the target's item in index_queue (QueueInsert) and marks
-// its write transaction for a wake-up of the workers.
+// the store's open write transaction for a wake-up of the workers.
 func (r *target) enqueue(ctx context.Context, tx *sql.Tx) error {
 	err := queries.QueueInsert(ctx, tx, sqlitedb.QueueInsertParams{
 		TableID: r.def.ID, Pk: r.k.pk, Sk: r.k.sk,
@@ -26,15 +26,9 @@ func (r *target) enqueue(ctx context.Context, tx *sql.Tx) error {
 	if err != nil {
 		return fmt.Errorf("enqueue for async indexes: %w", err)
 	}
-	if s, ok := writeTxs.Load(tx); ok {
-		s.(*Store).enqueued.Store(true)
-	}
+	r.s.enqueued.Store(true)
 	return nil
 }
-
-// writeTxs maps each open write transaction to its store (inWrite), so that
-// enqueue, which only has the transaction, can mark it for a wake-up.
-var writeTxs sync.Map // *sql.Tx -> *Store
 
 // QueueWait returns once no row of t is pending, or with ctx's error. It
 // waits on the table's id, which is never reused: the rows of a dropped
@@ -46,7 +40,7 @@ func (s *Store) QueueWait(ctx context.Context, t *store.Table) error {
 		applied := s.progress.wait()
 		pending, err := queries.QueuePending(ctx, s.reader, sqlitedb.QueuePendingParams{TableID: t.ID})
 		if err != nil {
-			return fmt.Errorf("queue wait for %q: %w", t.Name, err)
+			return fmt.Errorf("queue wait for %q: %w", t.Name, interpretError(err))
 		}
 		if !pending {
 			return nil
@@ -71,7 +65,7 @@ func (s *Store) QueueWait(ctx context.Context, t *store.Table) error {
 func (s *Store) QueueDepth(ctx context.Context) (int64, error) {
 	n, err := queries.QueueDepth(ctx, s.reader)
 	if err != nil {
-		return 0, fmt.Errorf("queue depth: %w", err)
+		return 0, fmt.Errorf("queue depth: %w", interpretError(err))
 	}
 	return n, nil
 }

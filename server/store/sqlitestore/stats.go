@@ -30,7 +30,7 @@ func (s *Store) PoolStats() map[string]float64 {
 func (s *Store) SchemaCurrent(ctx context.Context) error {
 	var v int
 	if err := s.reader.QueryRowContext(ctx, s.stmts.get("user_version_get", stmtVars{})).Scan(&v); err != nil {
-		return fmt.Errorf("sqlitestore: schema version: %w", err)
+		return fmt.Errorf("sqlitestore: schema version: %w", interpretError(err))
 	}
 	if v != schemaVersion {
 		return fmt.Errorf("sqlitestore: schema version %d, this build expects %d", v, schemaVersion)

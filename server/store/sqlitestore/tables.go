@@ -20,11 +20,8 @@ func (s *Store) TableCreate(ctx context.Context, t *store.Table) error {
 		// The id is the row's: insert first with a placeholder def, then
 		// store the def that carries the id.
 		id, err := queries.TableInsert(ctx, tx, sqlitedb.TableInsertParams{Name: t.Name})
-		if isUnique(err) {
-			return fmt.Errorf("create table %q: %w", t.Name, store.ErrTableExists)
-		}
 		if err != nil {
-			return fmt.Errorf("create table %q: insert catalog: %w", t.Name, err)
+			return fmt.Errorf("create table %q: insert catalog: %w", t.Name, err) // ErrTableExists, by interpretError
 		}
 		def.ID = id
 		if err := s.createDataTable(ctx, tx, id); err != nil {
@@ -54,11 +51,8 @@ func storeDef(ctx context.Context, tx *sql.Tx, t *store.Table) error {
 		return fmt.Errorf("encode table %q: %w", t.Name, err)
 	}
 	err = queries.TableUpdateDef(ctx, tx, sqlitedb.TableUpdateDefParams{Name: t.Name, Def: string(b), ID: t.ID})
-	if isUnique(err) {
-		return fmt.Errorf("rename table to %q: %w", t.Name, store.ErrTableExists)
-	}
 	if err != nil {
-		return fmt.Errorf("store table %q: %w", t.Name, err)
+		return fmt.Errorf("store table %q: %w", t.Name, err) // ErrTableExists for a taken name, by interpretError
 	}
 	return nil
 }
@@ -84,7 +78,11 @@ func (s *Store) indexCreate(ctx context.Context, tx *sql.Tx, t *store.Table, ix 
 
 // TableGet reads one table's description.
 func (s *Store) TableGet(ctx context.Context, name string) (*store.Table, error) {
-	return catalogByName(ctx, s.reader, name)
+	t, err := catalogByName(ctx, s.reader, name)
+	if err != nil {
+		return nil, interpretError(err)
+	}
+	return t, nil
 }
 
 // TableGetCached is TableGet: this store keeps no table cache (its writes
@@ -105,7 +103,7 @@ func (s *Store) TableList(ctx context.Context, after string, limit int) ([]strin
 	}
 	names, err := queries.TableList(ctx, s.reader, sqlitedb.TableListParams{After: after, MaxNames: int64(limit)})
 	if err != nil {
-		return nil, fmt.Errorf("list tables: %w", err)
+		return nil, fmt.Errorf("list tables: %w", interpretError(err))
 	}
 	return names, nil
 }
