@@ -92,8 +92,8 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- build_write writes one item's current state into one index (p_one is
--- build_only): delete its rows by base key, insert its projection when it is
--- indexable. The item is locked by the caller.
+-- build_only): delete its rows by base key, insert its row when it is
+-- indexable (index_rows_write). The item is locked by the caller.
 CREATE OR REPLACE FUNCTION dynamopg.build_write(p_one jsonb, p_item jsonb)
 RETURNS void
 LANGUAGE sql AS $$
@@ -103,10 +103,10 @@ $$;
 
 -- index_rows_write_many is index_rows_write for many items of table p_def
 -- and one of its indexes p_ix, set-based: one DELETE of the index rows of
--- the base keys p_keys, then one INSERT of the projections of those of
--- p_items that are indexable (index_rows_insert_many). The caller holds the
--- items' row locks, and p_items' keys are among p_keys (p_keys may name
--- more: items gone).
+-- the base keys p_keys, then one INSERT of the rows of those of p_items
+-- that are indexable (index_rows_insert_many). The caller holds the items'
+-- row locks, and p_items' keys are among p_keys (p_keys may name more:
+-- items gone).
 CREATE OR REPLACE FUNCTION dynamopg.index_rows_write_many(p_def jsonb, p_ix jsonb, p_keys jsonb[], p_items jsonb[])
 RETURNS void
 LANGUAGE plpgsql AS $$
@@ -118,30 +118,24 @@ BEGIN
 END;
 $$;
 
--- index_rows_insert_many inserts the index rows of those of p_items that
--- are indexable by p_ix, in one INSERT; none of them may have one already.
+-- index_rows_insert_many inserts the index rows (index_row_sql) of those
+-- of p_items that are indexable by p_ix, in one INSERT; none of them may
+-- have one already. The projection and the test are expressions of the
+-- statement, not calls: for an ALL index the row's item is the item
+-- itself.
 CREATE OR REPLACE FUNCTION dynamopg.index_rows_insert_many(p_def jsonb, p_ix jsonb, p_items jsonb[])
 RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_layout record;
-    v_vals   text;
-    v_i      int;
+    v_row record;
 BEGIN
     IF coalesce(array_length(p_items, 1), 0) = 0 THEN
         RETURN;
     END IF;
-    v_layout := dynamopg.target_layout(p_def, (p_ix->>'id')::bigint);
-    v_vals := format('dynamopg.key_hash(u.item->%L)', v_layout.names[1]);
-    FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
-        v_vals := v_vals || ', ' || dynamopg.key_value_sql(v_layout.types[v_i],
-            format('u.item->%L', v_layout.names[v_i]));
-    END LOOP;
-    EXECUTE format('INSERT INTO dynamopg_data.%I (hk, %s, item) '
-                   'SELECT %s, dynamopg.index_project($2, $3, u.item) '
-                   'FROM unnest($1::jsonb[]) u(item) WHERE dynamopg.index_indexable($3, u.item)',
-                   v_layout.rel, array_to_string(v_layout.cols, ', '), v_vals)
-      USING p_items, p_def, p_ix;
+    v_row := dynamopg.index_row_sql(p_def, (p_ix->>'id')::bigint, 'u.item', NULL);
+    EXECUTE format('INSERT INTO dynamopg_data.%I (%s) SELECT %s FROM unnest($1::jsonb[]) u(item) WHERE %s',
+                   v_row.rel, v_row.cols, v_row.vals, v_row.test)
+      USING p_items;
 END;
 $$;
 

@@ -177,51 +177,71 @@ BEGIN
 END;
 $$;
 
--- index_indexable is store.Index.Indexable: the item has the index's key
--- attributes with their declared types.
-CREATE OR REPLACE FUNCTION dynamopg.index_indexable(p_ix jsonb, p_item jsonb)
-RETURNS boolean
-LANGUAGE sql IMMUTABLE AS $$
-    SELECT coalesce(p_item->(p_ix->'hash'->>'name')
-                    ? dynamopg.key_letter((p_ix->'hash'->>'type')::int), false)
-       AND (NOT dynamopg.has_range(p_ix)
-            OR coalesce(p_item->(p_ix->'range'->>'name')
-                        ? dynamopg.key_letter((p_ix->'range'->>'type')::int), false))
-$$;
-
--- index_project_attrs is the projection of a KEYS_ONLY or INCLUDE index:
--- those of the item's attributes that are the table key, the index key or
--- INCLUDE attributes.
-CREATE OR REPLACE FUNCTION dynamopg.index_project_attrs(p_def jsonb, p_ix jsonb, p_item jsonb)
-RETURNS jsonb
+-- index_row_sql is the one definition of an item's row in index p_index of
+-- table p_def on PostgreSQL (SQLite's is store.Index.Indexable and
+-- Project), as SQL over the jsonb item expression p_src. Every statement
+-- that writes index rows is built from it: the writers' and the queue
+-- pass's (index_write_sql), the per-item path of the queue and the build
+-- (index_rows_write), and the backfill's pages (index_rows_insert_many).
+--
+--   rel   the index table (i_<id>)
+--   cols  its columns: hk, the index key then the table key, item
+--   vals  their values: hk is p_hash (an expression: the caller's
+--         store.KeyHash) or, when p_hash is NULL, key_hash of the index
+--         partition key; then the key columns; then the projection: p_src
+--         itself for ALL, else only the table key, the index key and the
+--         INCLUDE attributes, one jsonb_build_object of the item's values
+--         whose absent attributes (JSON null) jsonb_strip_nulls drops.
+--         JSON null occurs nowhere else in a stored item: the wire form has
+--         none (NULL is {"NULL": true}) and attr.DecodeItem refuses it.
+--   test  whether the item is indexable: it has the index's key attributes
+--         with their declared types
+--
+-- The texts depend only on the index's and the table's key schemas and the
+-- projection, which never change.
+CREATE OR REPLACE FUNCTION dynamopg.index_row_sql(p_def jsonb, p_index bigint, p_src text, p_hash text,
+    OUT rel text, OUT cols text, OUT vals text, OUT test text)
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-    v_out  jsonb := '{}';
-    v_name text;
+    v_ix     jsonb := dynamopg.index_def(p_def, p_index);
+    v_layout record := dynamopg.target_layout(p_def, p_index);
+    v_names  text[];
+    v_parts  text[] := '{}';
+    v_i      int;
 BEGIN
-    FOR v_name IN SELECT unnest(ARRAY[p_def->'hash'->>'name', p_def->'range'->>'name',
-                                      p_ix->'hash'->>'name', p_ix->'range'->>'name'])
-                  UNION ALL
-                  SELECT jsonb_array_elements_text(coalesce(p_ix->'projection'->'nonKeyAttributes', '[]')) LOOP
-        IF v_name IS NOT NULL AND p_item ? v_name THEN
-            v_out := v_out || jsonb_build_object(v_name, p_item->v_name);
-        END IF;
+    rel := v_layout.rel;
+    cols := 'hk, ' || array_to_string(v_layout.cols, ', ') || ', item';
+    vals := coalesce(p_hash, format('dynamopg.key_hash(%s->%L)', p_src, v_layout.names[1]));
+    FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
+        vals := vals || ', ' || dynamopg.key_value_sql(v_layout.types[v_i],
+            format('%s->%L', p_src, v_layout.names[v_i]));
     END LOOP;
-    RETURN v_out;
+    IF v_ix->'projection'->>'type' = 'ALL' THEN
+        vals := vals || ', ' || p_src;
+    ELSE
+        -- The key attributes, then the INCLUDE ones, each once; at most 50
+        -- pairs per jsonb_build_object (100 arguments).
+        SELECT array_agg(n ORDER BY o) INTO v_names
+          FROM (SELECT n, min(o) AS o
+                  FROM unnest(v_layout.names
+                              || ARRAY(SELECT jsonb_array_elements_text(
+                                           coalesce(v_ix->'projection'->'nonKeyAttributes', '[]'))))
+                       WITH ORDINALITY AS u(n, o)
+                 GROUP BY n) k;
+        FOR v_i IN 0 .. (array_length(v_names, 1) - 1) / 50 LOOP
+            v_parts := v_parts || (SELECT format('jsonb_build_object(%s)',
+                                                 string_agg(format('%L, %s->%L', n, p_src, n), ', ' ORDER BY o))
+                                     FROM unnest(v_names[v_i * 50 + 1 : v_i * 50 + 50]) WITH ORDINALITY AS u(n, o));
+        END LOOP;
+        vals := vals || format(', jsonb_strip_nulls(%s)', array_to_string(v_parts, ' || '));
+    END IF;
+    test := format('coalesce((%s->%L) ? %L, false)', p_src, v_ix->'hash'->>'name',
+                   dynamopg.key_letter((v_ix->'hash'->>'type')::int));
+    IF dynamopg.has_range(v_ix) THEN
+        test := test || format(' AND coalesce((%s->%L) ? %L, false)', p_src, v_ix->'range'->>'name',
+                               dynamopg.key_letter((v_ix->'range'->>'type')::int));
+    END IF;
 END;
-$$;
-
--- index_project is store.Index.Project: the whole item for ALL, otherwise the
--- table key, the index key and the INCLUDE attributes
--- (index_project_attrs). It stays a plain CASE so that the planner inlines
--- it, and folds it to the item for an ALL index named by a constant (a
--- backfill page's INSERT): a SQL function with a subquery is not inlined,
--- and called per row it cost a backfill 20 us a row.
-CREATE OR REPLACE FUNCTION dynamopg.index_project(p_def jsonb, p_ix jsonb, p_item jsonb)
-RETURNS jsonb
-LANGUAGE sql IMMUTABLE AS $$
-    SELECT CASE WHEN p_ix->'projection'->>'type' = 'ALL' THEN p_item
-                ELSE dynamopg.index_project_attrs(p_def, p_ix, p_item) END
 $$;
 
 -- index_async reports whether an index JSON is maintained through the queue

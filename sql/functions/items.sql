@@ -123,33 +123,26 @@ $$;
 
 -- index_write_sql is the text of the statements that keep index p_index of
 -- table p_def in step with one item, run after item_write_sql's statement
--- wrote its data row, in the same transaction:
+-- wrote its data row, in the same transaction (and by the queue's pass
+-- once it locked the item):
 --
 --   delete_sql  $1 the item or its key: delete the index rows of its base key
 --   insert_sql  $1 the item, $2 the key hash of its index partition key
---               (store.KeyHash), $3 its projection (store.Index.Project):
---               insert its index row; only for an indexable item
---               (store.Index.Indexable)
+--               (store.KeyHash; any value when the item lacks it): insert
+--               its index row (index_row_sql) when it is indexable
 --
--- as index_rows_write does, with the projection, the test and the hash done
--- by the caller. The texts depend only on the index's id and key schema
--- and the table's, which never change.
+-- The texts depend only on the index's id and key schema and the table's,
+-- which never change.
 CREATE OR REPLACE FUNCTION dynamopg.index_write_sql(p_def jsonb, p_index bigint,
     OUT delete_sql text, OUT insert_sql text)
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-    v_layout record := dynamopg.target_layout(p_def, p_index);
-    v_vals   text := '';
-    v_i      int;
+    v_row record := dynamopg.index_row_sql(p_def, p_index, '$1::jsonb', '$2::bigint');
 BEGIN
     delete_sql := format('DELETE FROM dynamopg_data.%I WHERE %s',
-                         v_layout.rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
-    FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
-        v_vals := v_vals || ', ' || dynamopg.key_value_sql(v_layout.types[v_i],
-            format('$1::jsonb->%L', v_layout.names[v_i]));
-    END LOOP;
-    insert_sql := format('INSERT INTO dynamopg_data.%I (hk, %s, item) VALUES ($2::bigint%s, $3::jsonb)',
-                         v_layout.rel, array_to_string(v_layout.cols, ', '), v_vals);
+                         v_row.rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
+    insert_sql := format('INSERT INTO dynamopg_data.%I (%s) SELECT %s WHERE %s',
+                         v_row.rel, v_row.cols, v_row.vals, v_row.test);
 END;
 $$;
 
@@ -193,36 +186,27 @@ $$;
 
 -- index_rows_write keeps the sync indexes (p_async false: writers) or the
 -- async indexes (p_async true: queue_apply) of a table in step with one
--- item: it deletes the index rows of the base key p_key (unless p_fresh: the
--- item was just inserted) and inserts the projection of p_item where it is
--- indexable (p_item NULL: the item was deleted).
+-- item, through index_write_sql's statements: it deletes the index rows of
+-- the base key p_key (unless p_fresh: the item was just inserted) and
+-- inserts the row of p_item where it is indexable (p_item NULL: the item
+-- was deleted).
 CREATE OR REPLACE FUNCTION dynamopg.index_rows_write(p_def jsonb, p_key jsonb, p_item jsonb,
                                                      p_fresh boolean, p_async boolean)
 RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_ix     jsonb;
-    v_layout record;
-    v_vals   text;
-    v_i      int;
+    v_ix  jsonb;
+    v_sql record;
 BEGIN
     FOR v_ix IN SELECT e FROM jsonb_array_elements(coalesce(p_def->'indexes', '[]')) e
                  WHERE dynamopg.index_async(e) = p_async LOOP
-        v_layout := dynamopg.target_layout(p_def, (v_ix->>'id')::bigint);
+        v_sql := dynamopg.index_write_sql(p_def, (v_ix->>'id')::bigint);
         IF NOT p_fresh THEN
-            EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s',
-                           v_layout.rel, dynamopg.key_where_sql(p_def, '$1::jsonb'))
-              USING p_key;
+            EXECUTE v_sql.delete_sql USING p_key;
         END IF;
-        CONTINUE WHEN p_item IS NULL OR NOT dynamopg.index_indexable(v_ix, p_item);
-        v_vals := format('dynamopg.key_hash($1::jsonb->%L)', v_layout.names[1]);
-        FOR v_i IN 1 .. array_length(v_layout.cols, 1) LOOP
-            v_vals := v_vals || ', ' || dynamopg.key_value_sql(v_layout.types[v_i],
-                format('$1::jsonb->%L', v_layout.names[v_i]));
-        END LOOP;
-        EXECUTE format('INSERT INTO dynamopg_data.%I (hk, %s, item) VALUES (%s, $2::jsonb)',
-                       v_layout.rel, array_to_string(v_layout.cols, ', '), v_vals)
-          USING p_item, dynamopg.index_project(p_def, v_ix, p_item);
+        IF p_item IS NOT NULL THEN
+            EXECUTE v_sql.insert_sql USING p_item, dynamopg.key_hash(p_item->(v_ix->'hash'->>'name'));
+        END IF;
     END LOOP;
 END;
 $$;

@@ -205,7 +205,7 @@ func itemStoreStatement(ctx context.Context, ts *tableStmts, t *store.Table, key
 	nuJSON := encodeItem(nu)
 	switch {
 	case old == nil && ts != nil:
-		return ts.write(statement{ts.data.InsertSql, []any{nuJSON, int32(size), keyHash(t, nu)}}, keyJSON, nu, nuJSON), nil
+		return ts.write(statement{ts.data.InsertSql, []any{nuJSON, int32(size), keyHash(t.Hash.Name, nu)}}, keyJSON, nu, nuJSON), nil
 	case old == nil:
 		return itemWrite{statement: statement{gen.ItemInsert, []any{t.ID, nuJSON, int32(size)}}}, nil
 	case ts != nil:

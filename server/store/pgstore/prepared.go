@@ -16,9 +16,10 @@ import (
 // (dynamopg.item_write_sql and index_write_sql, and QueueEnqueueKey) that
 // pgx prepares once per connection, pipelined in one transaction, instead
 // of the PL/pgSQL item functions that plan their dynamic SQL on every
-// call. Go computes what those functions would: the key hashes
-// (store.KeyHash), whether the item is indexable, its projection and its
-// queue key. Each statement that opens a write checks the catalog version
+// call. The SQL builds each index row itself, from the one definition of
+// the indexing rules (dynamopg.index_row_sql: key columns, whether the item
+// is indexable, its projection); Go computes the key hashes
+// (store.KeyHash) and the queue key. Each statement that opens a write checks the catalog version
 // of t, so a description that went stale (an index, or a stream, added or
 // removed since) is refused with ErrStaleTable and the request reruns on
 // the current one.
@@ -131,12 +132,13 @@ func (ts *tableStmts) write(st statement, keyJSON []byte, nu attr.Item, nuJSON [
 
 // indexWrites is the statements keeping t's indexes in step with the write
 // of nu (encoded as nuJSON) at keyJSON, or with its deletion (nu nil): the
-// sync indexes' rows, then the queue row for the async ones.
+// sync indexes' rows (the insert writes one only where nu is indexable),
+// then the queue row for the async ones.
 func (ts *tableStmts) indexWrites(keyJSON []byte, nu attr.Item, nuJSON []byte) []statement {
 	if len(ts.indexes) == 0 {
 		return nil
 	}
-	out := make([]statement, 0, 2*len(ts.indexes))
+	out := make([]statement, 0, 2*len(ts.indexes)+1)
 	for i, ix := range ts.indexes {
 		switch {
 		case ix == nil:
@@ -145,11 +147,8 @@ func (ts *tableStmts) indexWrites(keyJSON []byte, nu attr.Item, nuJSON []byte) [
 			out = append(out, statement{sql: ix.DeleteSql, args: []any{keyJSON}})
 			continue
 		}
-		out = append(out, statement{sql: ix.DeleteSql, args: []any{nuJSON}})
-		if def := &ts.t.Indexes[i]; def.Indexable(nu) {
-			out = append(out, statement{sql: ix.InsertSql, args: []any{nuJSON,
-				int64(store.KeyHash(nu[def.Hash.Name])), encodeItem(def.Project(ts.t, nu))}})
-		}
+		out = append(out, statement{sql: ix.DeleteSql, args: []any{nuJSON}},
+			statement{sql: ix.InsertSql, args: []any{nuJSON, keyHash(ts.t.Indexes[i].Hash.Name, nu)}})
 	}
 	if ts.queued {
 		if keyJSON == nil {
@@ -160,8 +159,10 @@ func (ts *tableStmts) indexWrites(keyJSON []byte, nu attr.Item, nuJSON []byte) [
 	return out
 }
 
-// keyHash is the hk column of item in t (store.KeyHash of its partition
-// key), computed here rather than by the PL/pgSQL dynamopg.key_hash.
-func keyHash(t *store.Table, item attr.Item) int64 {
-	return int64(store.KeyHash(item[t.Hash.Name]))
+// keyHash is the hk column of item in a table or index whose partition key
+// is the attribute name (store.KeyHash of it), computed here rather than by
+// the PL/pgSQL dynamopg.key_hash. An item without it (or with it of another
+// type) is not indexed: the index's insert writes no row whatever the hash.
+func keyHash(name string, item attr.Item) int64 {
+	return int64(store.KeyHash(item[name]))
 }

@@ -67,7 +67,7 @@ func (s *Store) putStatement(ctx context.Context, t *store.Table, item attr.Item
 	if ts == nil {
 		return itemWrite{statement: statement{gen.ItemPut, []any{t.ID, itemJSON, size, version(t)}}}, nil
 	}
-	return ts.write(statement{ts.data.PutSql, []any{itemJSON, size, keyHash(t, item), t.Version}}, nil, item, itemJSON), nil
+	return ts.write(statement{ts.data.PutSql, []any{itemJSON, size, keyHash(t.Hash.Name, item), t.Version}}, nil, item, itemJSON), nil
 }
 
 // removeStatement is the blind delete of keyJSON from t: the table's

@@ -17,9 +17,10 @@ import (
 // set-based pass per table, here, and the rows that pass left, one item at
 // a time (queue_apply_rest, PL/pgSQL). The set-based pass is
 // queue_apply_many's, on statements pgx prepares once per connection
-// (queue_apply_sql's, and index_write_sql's for each async index) with the
-// key hashes, indexability and projections computed in Go, as the prepared
-// writes do (prepared.go): the PL/pgSQL pass planned its dynamic SQL for
+// (queue_apply_sql's, and index_write_sql's for each async index, which
+// build the index rows from the one definition of the indexing rules,
+// index_row_sql) with the key hashes computed in Go, as the prepared writes
+// do (prepared.go): the PL/pgSQL pass planned its dynamic SQL for
 // every table of every batch, which at 1,000 writes/s cost more than the
 // writes it applied. The statements are pipelined: a step that applies
 // every item of one table is three round trips (BEGIN and the claim; the
@@ -315,9 +316,8 @@ func (s *Store) queueApplySet(ctx context.Context, conn *pgx.Conn, table int64, 
 			b.Queue(st.DeleteSql, []byte(k))
 		}
 		for j, it := range items {
-			if ix.Indexable(it) {
-				b.Queue(st.InsertSql, raw[j], int64(store.KeyHash(it[ix.Hash.Name])), encodeItem(ix.Project(t, it)))
-			}
+			// The statement writes a row only where the item is indexable.
+			b.Queue(st.InsertSql, raw[j], keyHash(ix.Hash.Name, it))
 		}
 	}
 	b.Queue(gen.QueueRowsDelete, ids(func(r queuedRow) bool { return applied[r.canon] }))
