@@ -7,8 +7,6 @@ package gen
 
 import (
 	"context"
-
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const IndexWriteSQL = `-- name: IndexWriteSQL :one
@@ -26,31 +24,13 @@ type IndexWriteSQLRow struct {
 	InsertSql string
 }
 
-// IndexWriteSQL is the statement texts pgstore prepares to keep a sync
-// index in step with a write (dynamopg.index_write_sql).
+// IndexWriteSQL is the statement texts pgstore prepares to keep an index in
+// step with a write (dynamopg.index_write_sql).
 func (q *Queries) IndexWriteSQL(ctx context.Context, db DBTX, arg IndexWriteSQLParams) (IndexWriteSQLRow, error) {
 	row := db.QueryRow(ctx, IndexWriteSQL, arg.TableID, arg.IndexID)
 	var i IndexWriteSQLRow
 	err := row.Scan(&i.DeleteSql, &i.InsertSql)
 	return i, err
-}
-
-const ItemDelete = `-- name: ItemDelete :one
-SELECT dynamopg.item_delete($1::bigint, $2::jsonb, $3::boolean)::boolean AS deleted
-`
-
-type ItemDeleteParams struct {
-	TableID int64
-	Key     []byte
-	Ttl     bool
-}
-
-// ItemDelete deletes an item by key; false when it is absent.
-func (q *Queries) ItemDelete(ctx context.Context, db DBTX, arg ItemDeleteParams) (bool, error) {
-	row := db.QueryRow(ctx, ItemDelete, arg.TableID, arg.Key, arg.Ttl)
-	var deleted bool
-	err := row.Scan(&deleted)
-	return deleted, err
 }
 
 const ItemGetSQL = `-- name: ItemGetSQL :one
@@ -67,69 +47,6 @@ func (q *Queries) ItemGetSQL(ctx context.Context, db DBTX, arg ItemGetSQLParams)
 	var stmt string
 	err := row.Scan(&stmt)
 	return stmt, err
-}
-
-const ItemInsert = `-- name: ItemInsert :one
-SELECT dynamopg.item_insert($1::bigint, $2::jsonb, $3::int)::boolean AS inserted
-`
-
-type ItemInsertParams struct {
-	TableID int64
-	Item    []byte
-	Size    int32
-}
-
-// ItemInsert inserts an item unless its key exists; false on conflict.
-func (q *Queries) ItemInsert(ctx context.Context, db DBTX, arg ItemInsertParams) (bool, error) {
-	row := db.QueryRow(ctx, ItemInsert, arg.TableID, arg.Item, arg.Size)
-	var inserted bool
-	err := row.Scan(&inserted)
-	return inserted, err
-}
-
-const ItemLock = `-- name: ItemLock :one
-SELECT dynamopg.item_lock($1::bigint, $2::jsonb, $3::bigint)::jsonb AS item
-`
-
-type ItemLockParams struct {
-	TableID int64
-	Key     []byte
-	Version pgtype.Int8
-}
-
-// ItemLock reads one item by key and locks it FOR UPDATE (NULL when absent);
-// a @version (the cached description's) other than the catalog's is DPG01.
-func (q *Queries) ItemLock(ctx context.Context, db DBTX, arg ItemLockParams) ([]byte, error) {
-	row := db.QueryRow(ctx, ItemLock, arg.TableID, arg.Key, arg.Version)
-	var item []byte
-	err := row.Scan(&item)
-	return item, err
-}
-
-const ItemPut = `-- name: ItemPut :one
-SELECT dynamopg.item_put($1::bigint, $2::jsonb, $3::int,
-                         $4::bigint)::jsonb AS old
-`
-
-type ItemPutParams struct {
-	TableID int64
-	Item    []byte
-	Size    int32
-	Version pgtype.Int8
-}
-
-// ItemPut writes an item whole, unconditionally, in one statement; the item
-// it replaced (NULL: none).
-func (q *Queries) ItemPut(ctx context.Context, db DBTX, arg ItemPutParams) ([]byte, error) {
-	row := db.QueryRow(ctx, ItemPut,
-		arg.TableID,
-		arg.Item,
-		arg.Size,
-		arg.Version,
-	)
-	var old []byte
-	err := row.Scan(&old)
-	return old, err
 }
 
 const ItemQuery = `-- name: ItemQuery :many
@@ -182,43 +99,6 @@ func (q *Queries) ItemQuery(ctx context.Context, db DBTX, arg ItemQueryParams) (
 	return items, nil
 }
 
-const ItemRemove = `-- name: ItemRemove :one
-SELECT dynamopg.item_remove($1::bigint, $2::jsonb, $3::bigint)::jsonb AS old
-`
-
-type ItemRemoveParams struct {
-	TableID int64
-	Key     []byte
-	Version pgtype.Int8
-}
-
-// ItemRemove deletes an item by key unconditionally, in one statement; the
-// item it deleted (NULL: none).
-func (q *Queries) ItemRemove(ctx context.Context, db DBTX, arg ItemRemoveParams) ([]byte, error) {
-	row := db.QueryRow(ctx, ItemRemove, arg.TableID, arg.Key, arg.Version)
-	var old []byte
-	err := row.Scan(&old)
-	return old, err
-}
-
-const ItemReplace = `-- name: ItemReplace :one
-SELECT dynamopg.item_replace($1::bigint, $2::jsonb, $3::int)::boolean AS replaced
-`
-
-type ItemReplaceParams struct {
-	TableID int64
-	Item    []byte
-	Size    int32
-}
-
-// ItemReplace overwrites an existing item; false when it is absent.
-func (q *Queries) ItemReplace(ctx context.Context, db DBTX, arg ItemReplaceParams) (bool, error) {
-	row := db.QueryRow(ctx, ItemReplace, arg.TableID, arg.Item, arg.Size)
-	var replaced bool
-	err := row.Scan(&replaced)
-	return replaced, err
-}
-
 const ItemScan = `-- name: ItemScan :many
 SELECT s.item::jsonb AS item
   FROM dynamopg.item_scan($1::bigint, $2::bigint, $3::bigint, $4::bigint,
@@ -265,7 +145,8 @@ func (q *Queries) ItemScan(ctx context.Context, db DBTX, arg ItemScanParams) ([]
 const ItemWriteSQL = `-- name: ItemWriteSQL :one
 SELECT w.lock_sql::text AS lock_sql, w.put_sql::text AS put_sql, w.remove_sql::text AS remove_sql,
        w.insert_sql::text AS insert_sql, w.replace_sql::text AS replace_sql,
-       w.delete_sql::text AS delete_sql
+       w.delete_sql::text AS delete_sql, w.record_sql::text AS record_sql,
+       w.put_stream_sql::text AS put_stream_sql, w.remove_stream_sql::text AS remove_stream_sql
   FROM dynamopg.item_write_sql(dynamopg.table_def($1::bigint, false)) AS w
 `
 
@@ -274,16 +155,19 @@ type ItemWriteSQLParams struct {
 }
 
 type ItemWriteSQLRow struct {
-	LockSql    string
-	PutSql     string
-	RemoveSql  string
-	InsertSql  string
-	ReplaceSql string
-	DeleteSql  string
+	LockSql         string
+	PutSql          string
+	RemoveSql       string
+	InsertSql       string
+	ReplaceSql      string
+	DeleteSql       string
+	RecordSql       string
+	PutStreamSql    string
+	RemoveStreamSql string
 }
 
-// ItemWriteSQL is the statement texts pgstore prepares for a plain table's
-// writes (dynamopg.item_write_sql).
+// ItemWriteSQL is the statement texts pgstore prepares for a table's writes
+// (dynamopg.item_write_sql).
 func (q *Queries) ItemWriteSQL(ctx context.Context, db DBTX, arg ItemWriteSQLParams) (ItemWriteSQLRow, error) {
 	row := db.QueryRow(ctx, ItemWriteSQL, arg.TableID)
 	var i ItemWriteSQLRow
@@ -294,6 +178,9 @@ func (q *Queries) ItemWriteSQL(ctx context.Context, db DBTX, arg ItemWriteSQLPar
 		&i.InsertSql,
 		&i.ReplaceSql,
 		&i.DeleteSql,
+		&i.RecordSql,
+		&i.PutStreamSql,
+		&i.RemoveStreamSql,
 	)
 	return i, err
 }
@@ -303,7 +190,7 @@ BEGIN
 `
 
 // TxBegin opens ItemWrite's transaction in the pipeline of its first
-// statement (item_lock), saving a round trip.
+// statement (item_write_sql's lock_sql), saving a round trip.
 func (q *Queries) TxBegin(ctx context.Context, db DBTX) error {
 	_, err := db.Exec(ctx, TxBegin)
 	return err

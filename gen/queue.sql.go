@@ -134,10 +134,10 @@ type QueueEnqueueKeyParams struct {
 	Key     []byte
 }
 
-// QueueEnqueueKey is dynamopg.queue_enqueue for a prepared write (pgstore's
-// prepared.go), which knows that its table has async indexes and has built the
-// item's queue key in Go (its key attributes only, as queue_key builds
-// them): it queues the item and notifies the workers (at commit).
+// QueueEnqueueKey queues an item for the async indexes of its table in the
+// writer's transaction (pgstore's prepared.go, which knows that the table
+// has some and has built the item's queue key in Go: its key attributes
+// only, as queue_key builds them) and notifies the workers (at commit).
 func (q *Queries) QueueEnqueueKey(ctx context.Context, db DBTX, arg QueueEnqueueKeyParams) error {
 	_, err := db.Exec(ctx, QueueEnqueueKey, arg.TableID, arg.Key)
 	return err

@@ -150,9 +150,10 @@ func (q *Queries) TableIDNext(ctx context.Context, db DBTX) (int64, error) {
 	return id, err
 }
 
-const TableInsert = `-- name: TableInsert :exec
+const TableInsert = `-- name: TableInsert :one
 INSERT INTO dynamopg.tables (id, name, status, def)
 VALUES ($1, $2, $3, $4)
+RETURNING version
 `
 
 type TableInsertParams struct {
@@ -162,15 +163,18 @@ type TableInsertParams struct {
 	Def    []byte
 }
 
-// TableInsert adds a catalog row; tables_name_key refuses a taken name.
-func (q *Queries) TableInsert(ctx context.Context, db DBTX, arg TableInsertParams) error {
-	_, err := db.Exec(ctx, TableInsert,
+// TableInsert adds a catalog row (tables_name_key refuses a taken name) and
+// returns its catalog version.
+func (q *Queries) TableInsert(ctx context.Context, db DBTX, arg TableInsertParams) (int64, error) {
+	row := db.QueryRow(ctx, TableInsert,
 		arg.ID,
 		arg.Name,
 		arg.Status,
 		arg.Def,
 	)
-	return err
+	var version int64
+	err := row.Scan(&version)
+	return version, err
 }
 
 const TableList = `-- name: TableList :many
@@ -257,10 +261,11 @@ func (q *Queries) TableStorageDrop(ctx context.Context, db DBTX, arg TableStorag
 	return err
 }
 
-const TableUpdateDef = `-- name: TableUpdateDef :exec
+const TableUpdateDef = `-- name: TableUpdateDef :one
 UPDATE dynamopg.tables
    SET def = $1, status = $2
  WHERE id = $3
+RETURNING version
 `
 
 type TableUpdateDefParams struct {
@@ -269,8 +274,11 @@ type TableUpdateDefParams struct {
 	ID     int64
 }
 
-// TableUpdateDef stores a changed table description.
-func (q *Queries) TableUpdateDef(ctx context.Context, db DBTX, arg TableUpdateDefParams) error {
-	_, err := db.Exec(ctx, TableUpdateDef, arg.Def, arg.Status, arg.ID)
-	return err
+// TableUpdateDef stores a changed table description and returns its catalog
+// version (tables_version bumps it when the description or status changed).
+func (q *Queries) TableUpdateDef(ctx context.Context, db DBTX, arg TableUpdateDefParams) (int64, error) {
+	row := db.QueryRow(ctx, TableUpdateDef, arg.Def, arg.Status, arg.ID)
+	var version int64
+	err := row.Scan(&version)
+	return version, err
 }

@@ -49,10 +49,10 @@ SELECT count(*)::bigint AS depth
   FROM dynamopg.index_queue;
 
 -- name: QueueEnqueueKey :exec
--- QueueEnqueueKey is dynamopg.queue_enqueue for a prepared write (pgstore's
--- prepared.go), which knows that its table has async indexes and has built the
--- item's queue key in Go (its key attributes only, as queue_key builds
--- them): it queues the item and notifies the workers (at commit).
+-- QueueEnqueueKey queues an item for the async indexes of its table in the
+-- writer's transaction (pgstore's prepared.go, which knows that the table
+-- has some and has built the item's queue key in Go: its key attributes
+-- only, as queue_key builds them) and notifies the workers (at commit).
 WITH queued AS (
     INSERT INTO dynamopg.index_queue (table_id, part, key)
     VALUES (@table_id::bigint, dynamopg.queue_partition(@table_id::bigint, @key::jsonb), @key::jsonb)

@@ -6,10 +6,12 @@ SELECT nextval(pg_get_serial_sequence('dynamopg.tables', 'id'))::bigint AS id;
 -- IndexIDNext reserves the id (and storage name i_<id>) of a new index.
 SELECT nextval('dynamopg.index_ids')::bigint AS id;
 
--- name: TableInsert :exec
--- TableInsert adds a catalog row; tables_name_key refuses a taken name.
+-- name: TableInsert :one
+-- TableInsert adds a catalog row (tables_name_key refuses a taken name) and
+-- returns its catalog version.
 INSERT INTO dynamopg.tables (id, name, status, def)
-VALUES (@id, @name, @status, @def);
+VALUES (@id, @name, @status, @def)
+RETURNING version;
 
 -- name: TableGet :one
 -- TableGet reads a table's catalog JSON and its catalog version by name.
@@ -35,11 +37,13 @@ SELECT name
  ORDER BY name
  LIMIT @max_names;
 
--- name: TableUpdateDef :exec
--- TableUpdateDef stores a changed table description.
+-- name: TableUpdateDef :one
+-- TableUpdateDef stores a changed table description and returns its catalog
+-- version (tables_version bumps it when the description or status changed).
 UPDATE dynamopg.tables
    SET def = @def, status = @status
- WHERE id = @id;
+ WHERE id = @id
+RETURNING version;
 
 -- name: TableDeleteRow :one
 -- TableDeleteRow removes a catalog row, returning the description it held.

@@ -36,9 +36,10 @@ type Table struct {
 	// ID is assigned by the store at TableCreate and names the table's storage.
 	ID int64 `json:"id"`
 	// Version is the catalog version the description was read at, where the
-	// store keeps one (PostgreSQL; 0 otherwise). Item writes given a
-	// description with a Version refuse it with ErrStaleTable once the
-	// catalog has moved on.
+	// store keeps one (PostgreSQL, on every description it hands out; 0
+	// otherwise). Item writes given a description whose Version is not the
+	// catalog's refuse it with ErrStaleTable: the caller reads the table
+	// again.
 	Version   int64     `json:"-"`
 	Name      string    `json:"name"`
 	TableID   string    `json:"tableId"` // the UUID DescribeTable shows

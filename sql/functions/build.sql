@@ -23,9 +23,6 @@
 -- definition in its own transaction, as writes do, and stops (gone) when the
 -- index is no longer CREATING.
 
--- build_write_many was the page's write before build_write_page.
-DROP FUNCTION IF EXISTS dynamopg.build_write_many(jsonb, jsonb, jsonb[]);
-
 -- build_lock_key is the advisory lock (bigint form) owning an index's build;
 -- "db" in the high 16 bits.
 CREATE OR REPLACE FUNCTION dynamopg.build_lock_key(p_index bigint)
@@ -97,8 +94,7 @@ $$;
 CREATE OR REPLACE FUNCTION dynamopg.build_write(p_one jsonb, p_item jsonb)
 RETURNS void
 LANGUAGE sql AS $$
-    SELECT dynamopg.index_rows_write(p_one, p_item, p_item, false,
-                                     dynamopg.index_async(p_one->'indexes'->0))
+    SELECT dynamopg.index_rows_write(p_one, p_item, p_item, dynamopg.index_async(p_one->'indexes'->0))
 $$;
 
 -- index_rows_write_many is index_rows_write for many items of table p_def

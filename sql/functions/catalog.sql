@@ -22,7 +22,6 @@
 -- snapshot taken after the barrier started (docs/index-build.md). Without
 -- the separate statement, PostgreSQL takes a statement's snapshot before it
 -- locks the statement's relations.
-DROP FUNCTION IF EXISTS dynamopg.table_def(bigint, boolean);
 CREATE OR REPLACE FUNCTION dynamopg.table_def(p_table bigint, p_lock boolean,
                                               p_version bigint DEFAULT NULL)
 RETURNS jsonb

@@ -1,8 +1,9 @@
 -- queue.sql: the asynchronous index propagation queue (table
 -- dynamopg.index_queue, migration 002). Writers enqueue one row per changed
--- item in their own transaction (queue_enqueue); a worker step claims a
--- batch (queue_claim_batch) and applies its items (queue_run in PL/pgSQL;
--- pgstore's workers run the set-based part in Go, queue_apply.go).
+-- item in their own transaction (pgstore's writes, the QueueEnqueueKey
+-- query); a worker step claims a batch (queue_claim_batch) and applies its
+-- items (queue_run in PL/pgSQL; pgstore's workers run the set-based part in
+-- Go, queue_apply.go).
 --
 -- Correctness does not depend on order: applying a row writes the item's
 -- CURRENT state (read under its row lock) to the async indexes, never an
@@ -13,11 +14,6 @@
 -- (READ COMMITTED gives each statement a newer snapshot), and deletes only
 -- those. Two applies of one item never overlap: all of an item's rows are in
 -- one partition, and a partition is worked by one transaction at a time.
-
--- queue_claim took no p_low before; queue_table_def also returned the
--- catalog version, which its caller never read.
-DROP FUNCTION IF EXISTS dynamopg.queue_claim(text, int, int);
-DROP FUNCTION IF EXISTS dynamopg.queue_table_def(bigint);
 
 -- queue_partitions is the number of queue partitions. Changing it would
 -- split an item's pending rows between two partitions: don't, while rows
@@ -63,26 +59,6 @@ RETURNS int
 LANGUAGE sql IMMUTABLE AS $$
     SELECT (((hashtextextended(p_table::text || ':' || p_key::text, 0) % dynamopg.queue_partitions())
              + dynamopg.queue_partitions()) % dynamopg.queue_partitions())::int
-$$;
-
--- queue_enqueue queues one item of a table (its catalog JSON p_def) when the
--- table has async indexes, and notifies the workers (delivered at commit).
-CREATE OR REPLACE FUNCTION dynamopg.queue_enqueue(p_def jsonb, p_item jsonb)
-RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_table bigint := (p_def->>'id')::bigint;
-    v_key   jsonb;
-    v_part  int;
-BEGIN
-    IF NOT dynamopg.has_async_index(p_def) THEN
-        RETURN;
-    END IF;
-    v_key := dynamopg.queue_key(p_def, p_item);
-    v_part := dynamopg.queue_partition(v_table, v_key);
-    INSERT INTO dynamopg.index_queue (table_id, part, key) VALUES (v_table, v_part, v_key);
-    PERFORM pg_notify('dynamopg_index_queue', v_part::text);
-END;
 $$;
 
 -- queue_claim claims up to p_limit rows of partition p_part that are not
@@ -152,7 +128,7 @@ BEGIN
     EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s FOR UPDATE',
                    't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
        INTO v_item USING p_key;
-    PERFORM dynamopg.index_rows_write(v_def, p_key, v_item, false, true);
+    PERFORM dynamopg.index_rows_write(v_def, p_key, v_item, true);
     DELETE FROM dynamopg.index_queue q WHERE q.id = ANY (v_ids);
     RETURN true;
 END;

@@ -1,8 +1,9 @@
 -- stream.sql: the DynamoDB Streams change log (dynamopg.stream_records,
 -- migration 006; the deleted tables whose streams are still served,
--- migration 007). item_insert, item_replace and item_delete (items.sql)
--- call stream_write in the writer's transaction with the catalog JSON they
--- already read, so a change and its record commit together or not at all.
+-- migration 007). Writers record each change in their own transaction
+-- with a statement built by stream_record_sql (pgstore prepares it per
+-- table: item_write_sql's record_sql, and inside its blind put and
+-- remove), so a change and its record commit together or not at all.
 
 -- stream_lock_class is the first key of the tables' stream advisory locks
 -- (pg_advisory_xact_lock(class, table id)); "ds" in ASCII.
@@ -12,66 +13,48 @@ LANGUAGE sql IMMUTABLE AS $$
     SELECT 25715
 $$;
 
--- stream_spec is a table's stream specification (store.StreamSpec) from its
--- catalog JSON: Table.Options is a map of raw JSON byte strings, which
--- encoding/json writes as base64. NULL when the table has none.
-CREATE OR REPLACE FUNCTION dynamopg.stream_spec(p_def jsonb)
-RETURNS jsonb
-LANGUAGE sql IMMUTABLE AS $$
-    SELECT CASE WHEN jsonb_typeof(p_def->'options'->'stream') = 'string'
-        THEN convert_from(decode(p_def->'options'->>'stream', 'base64'), 'UTF8')::jsonb
-    END
-$$;
-
--- stream_enabled reports whether writes to the table write stream records.
-CREATE OR REPLACE FUNCTION dynamopg.stream_enabled(p_def jsonb)
-RETURNS boolean
-LANGUAGE sql IMMUTABLE AS $$
-    SELECT coalesce((dynamopg.stream_spec(p_def)->>'enabled')::boolean, false)
-$$;
-
--- stream_write records one change of one item of the table p_def: p_old is
--- the item before (NULL: INSERT), p_new after (NULL: REMOVE), p_ttl marks a
--- deletion by the TTL sweeper. Nothing when the stream is disabled, or when
--- neither image exists.
+-- stream_record_sql is the text of the INSERT that records one change of
+-- one item of table p_def in its stream, from SQL expressions: p_label the
+-- stream's label, p_event the event name (INSERT, MODIFY or REMOVE),
+-- p_keys the item's key, p_old and p_new its images (NULL: none), p_ttl
+-- whether the TTL sweeper deleted it. p_src, when not NULL, is the one
+-- relation of the statement (a CTE) those expressions read: the record is
+-- written once per row of it, and the lock below is taken after the row is
+-- read. pgstore decides whether to record at all (the stream enabled in the
+-- description the write's version check proved current) and with which
+-- label, as it decides the rest of the write.
 --
 -- Ordering. Readers page by seq (seq > last seen), so a record must never
 -- become visible after another record of its table with a higher seq: a
 -- bare nextval() in two concurrent transactions can commit in the opposite
 -- order, and a reader between the commits would skip the lower seq for
 -- good. So the seq is taken under a transaction-level advisory lock of the
--- table: a second writer of the table waits at the lock until the first
--- commits (PostgreSQL makes a commit visible before it releases the
--- transaction's locks), then takes a higher seq. Writes of one table with
--- streams enabled therefore serialize from their first record to their
--- commit; the lock is taken after the item's row change, so the wait is
--- short. Transactions write their targets in (table id, key) order
+-- table (the subquery l, evaluated before the row's nextval): a second
+-- writer of the table waits at the lock until the first commits
+-- (PostgreSQL makes a commit visible before it releases the transaction's
+-- locks), then takes a higher seq. Writes of one table with streams enabled
+-- therefore serialize from their first record to their commit; the record
+-- is written after the item's row change, so the wait is short.
+-- Transactions write their targets in (table id, key) order
 -- (pgstore.lockOrder), so they take these locks in table id order and
 -- cannot deadlock on them among themselves; the rare cycle with an insert
 -- waiting on a concurrent insert of the same key ends in a deadlock error,
 -- which pgstore retries.
-CREATE OR REPLACE FUNCTION dynamopg.stream_write(p_def jsonb, p_old jsonb, p_new jsonb, p_ttl boolean)
-RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_spec  jsonb := dynamopg.stream_spec(p_def);
-    v_table bigint := (p_def->>'id')::bigint;
-    v_event text;
-BEGIN
-    IF v_spec IS NULL OR NOT coalesce((v_spec->>'enabled')::boolean, false)
-       OR (p_old IS NULL AND p_new IS NULL) THEN
-        RETURN;
-    END IF;
-    v_event := CASE WHEN p_old IS NULL THEN 'INSERT'
-                    WHEN p_new IS NULL THEN 'REMOVE'
-                    ELSE 'MODIFY' END;
-    PERFORM pg_advisory_xact_lock(dynamopg.stream_lock_class(), (v_table & 2147483647)::int);
-    INSERT INTO dynamopg.stream_records
-           (table_id, label, seq, event_name, keys, old_image, new_image, ttl)
-    VALUES (v_table, coalesce(v_spec->>'label', ''), nextval('dynamopg.stream_seq'), v_event,
-            dynamopg.queue_key(p_def, coalesce(p_new, p_old)), p_old, p_new,
-            coalesce(p_ttl, false) AND p_new IS NULL);
-END;
+CREATE OR REPLACE FUNCTION dynamopg.stream_record_sql(p_def jsonb, p_label text, p_event text, p_keys text,
+                                                      p_old text, p_new text, p_ttl text, p_src text)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('INSERT INTO dynamopg.stream_records '
+                  '(table_id, label, seq, event_name, keys, old_image, new_image, ttl) '
+                  'SELECT %s, %s, nextval(''dynamopg.stream_seq''), %s, %s, %s, %s, %s FROM %s',
+                  (p_def->>'id')::bigint, p_label, p_event, p_keys, p_old, p_new, p_ttl,
+                  CASE WHEN p_src IS NULL
+                       THEN format('(SELECT pg_advisory_xact_lock(%s, %s) OFFSET 0) l',
+                                   dynamopg.stream_lock_class(), ((p_def->>'id')::bigint & 2147483647)::int)
+                       -- LATERAL, naming the row: the lock after it, and none without one.
+                       ELSE format('%1$s CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(%2$s, %3$s), %1$s.item OFFSET 0) l',
+                                   p_src, dynamopg.stream_lock_class(), ((p_def->>'id')::bigint & 2147483647)::int)
+                  END)
 $$;
 
 -- stream_trim deletes the records created before p_before, and the

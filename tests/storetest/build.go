@@ -73,9 +73,10 @@ func buildItem(rnd *rand.Rand, i, v int) attr.Item {
 }
 
 // buildWriter writes random changes until stop is closed: puts, updates of
-// the index key, removals of it, deletes, and (when the store is a
-// two-item transactions. It counts its writes in n and
-// returns the first error.
+// the index key, removals of it, deletes, and two-item transactions. A
+// write refused because the table changed under it (store.ErrStaleTable:
+// the build's catalog changes) reruns on a fresh description, as the API
+// reruns it. It counts its writes in n and returns the first error.
 func buildWriter(ctx context.Context, s store.Store, tbl *store.Table, w int, stop <-chan struct{}, n *atomic.Int64) error {
 	rnd := rand.New(rand.NewPCG(uint64(w)+10, 0x51ed))
 	const keys = buildItems + buildItems/5 // some items are created by the writers
@@ -87,51 +88,66 @@ func buildWriter(ctx context.Context, s store.Store, tbl *store.Table, w int, st
 		}
 		i := rnd.IntN(keys)
 		k := buildKey(i)
-		var err error
+		var write func(tbl *store.Table) error
 		switch op := rnd.IntN(10); {
 		case op < 3: // put
 			it := buildItem(rnd, i, v)
-			_, err = s.ItemWrite(ctx, tbl, k, func(attr.Item) (attr.Item, error) { return it.Clone(), nil })
+			write = func(tbl *store.Table) error {
+				_, err := s.ItemWrite(ctx, tbl, k, func(attr.Item) (attr.Item, error) { return it.Clone(), nil })
+				return err
+			}
 		case op < 5: // update the index key (creating the item when absent)
 			g, gr := attr.Str("g"+itoa(rnd.IntN(16))), attr.Num(itoa(rnd.IntN(100)))
-			_, err = s.ItemWrite(ctx, tbl, k, func(old attr.Item) (attr.Item, error) {
-				neu := old.Clone()
-				if neu == nil {
-					neu = buildKey(i)
-				}
-				neu["g"], neu["gr"], neu["v"] = g, gr, attr.Num(itoa(v))
-				return neu, nil
-			})
+			write = func(tbl *store.Table) error {
+				_, err := s.ItemWrite(ctx, tbl, k, func(old attr.Item) (attr.Item, error) {
+					neu := old.Clone()
+					if neu == nil {
+						neu = buildKey(i)
+					}
+					neu["g"], neu["gr"], neu["v"] = g, gr, attr.Num(itoa(v))
+					return neu, nil
+				})
+				return err
+			}
 		case op < 7: // REMOVE of the index key
 			drop := "g"
 			if rnd.IntN(2) == 0 {
 				drop = "gr"
 			}
-			_, err = s.ItemWrite(ctx, tbl, k, func(old attr.Item) (attr.Item, error) {
-				if old == nil {
-					return nil, nil
-				}
-				neu := old.Clone()
-				delete(neu, drop)
-				neu["v"] = attr.Num(itoa(v))
-				return neu, nil
-			})
+			write = func(tbl *store.Table) error {
+				_, err := s.ItemWrite(ctx, tbl, k, func(old attr.Item) (attr.Item, error) {
+					if old == nil {
+						return nil, nil
+					}
+					neu := old.Clone()
+					delete(neu, drop)
+					neu["v"] = attr.Num(itoa(v))
+					return neu, nil
+				})
+				return err
+			}
 		case op < 8: // delete
-			_, err = s.ItemWrite(ctx, tbl, k, func(attr.Item) (attr.Item, error) { return nil, nil })
+			write = func(tbl *store.Table) error {
+				_, err := s.ItemWrite(ctx, tbl, k, func(attr.Item) (attr.Item, error) { return nil, nil })
+				return err
+			}
 		default: // a transaction over two items, or a put without one
 			j := (i + 1 + rnd.IntN(keys-1)) % keys
 			a, b := buildItem(rnd, i, v), buildItem(rnd, j, v)
 			delB := rnd.IntN(3) == 0
-			err = s.ItemTransact(ctx,
-				[]store.TxTarget{{Table: tbl, Key: k}, {Table: tbl, Key: buildKey(j)}},
-				func([]attr.Item) ([]store.TxWrite, error) {
-					if delB {
-						return []store.TxWrite{{Put: a.Clone()}, {Delete: true}}, nil
-					}
-					return []store.TxWrite{{Put: a.Clone()}, {Put: b.Clone()}}, nil
-				})
+			write = func(tbl *store.Table) error {
+				return s.ItemTransact(ctx,
+					[]store.TxTarget{{Table: tbl, Key: k}, {Table: tbl, Key: buildKey(j)}},
+					func([]attr.Item) ([]store.TxWrite, error) {
+						if delB {
+							return []store.TxWrite{{Put: a.Clone()}, {Delete: true}}, nil
+						}
+						return []store.TxWrite{{Put: a.Clone()}, {Put: b.Clone()}}, nil
+					})
+			}
 		}
-		if err != nil {
+		var err error
+		if tbl, err = rereadOnStale(ctx, s, tbl, write); err != nil {
 			return fmt.Errorf("writer %d, write %d: %w", w, v, err)
 		}
 		n.Add(1)

@@ -36,28 +36,3 @@ func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) sto
 	t.Run("Maintain", func(t *testing.T) { exerciseMaintain(ctx, t, newStore) })
 	t.Run("Admin", func(t *testing.T) { exerciseStatus(ctx, t, newStore) })
 }
-
-// versionedKey marks a context of ExerciseVersioned.
-type versionedKey struct{}
-
-// ExerciseVersioned runs the item parts of the suite (items, concurrency,
-// query, scan, index maintenance, the async queue, transactions, blind
-// puts) with every table's description
-// carrying its catalog Version, as the API's table cache gives them, on a
-// store: a store may write differently
-// when it can check the description it is given (pgstore's prepared
-// writes do). The parts that change tables under writers stay in
-// Exercise, where descriptions carry no version.
-func ExerciseVersioned(ctx context.Context, t *testing.T, newStore func(t *testing.T) store.Store) {
-	t.Helper()
-	ctx = context.WithValue(ctx, versionedKey{}, true)
-	t.Run("Items", func(t *testing.T) { exerciseItems(ctx, t, newStore) })
-	t.Run("Concurrency", func(t *testing.T) { exerciseConcurrency(ctx, t, newStore) })
-	t.Run("Query", func(t *testing.T) { exerciseQuery(ctx, t, newStore) })
-	t.Run("Scan", func(t *testing.T) { exerciseScan(ctx, t, newStore) })
-	t.Run("Indexes", func(t *testing.T) { exerciseIndexes(ctx, t, newStore) })
-	t.Run("Queue", func(t *testing.T) { exerciseQueue(ctx, t, newStore) })
-	t.Run("Transact", func(t *testing.T) { exerciseTransact(ctx, t, newStore) })
-	t.Run("Put", func(t *testing.T) { exercisePut(ctx, t, newStore) })
-	t.Run("PutMany", func(t *testing.T) { exercisePutMany(ctx, t, newStore) })
-}

@@ -397,4 +397,59 @@ func exerciseStreams(ctx context.Context, t *testing.T, newStore func(t *testing
 		requireNoError(t, err, "TTLSweep later")
 		requireEqual(t, n, 1, "items a later sweep deleted (future)")
 	})
+
+	// The table changes between the sweeper's read of it and its deletes
+	// (here: a tag added while it lists the expired keys). The pass does
+	// not fail: it deletes the items, or leaves them to the next pass where
+	// the store refuses the description it read (ErrStaleTable), and the
+	// next pass, on a fresh description, deletes them.
+	t.Run("TTL/TableChangesDuringSweep", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		tbl := newTable("ttl-changing", key("pk", attr.TypeS), nil)
+		tbl.Options = map[string][]byte{}
+		tbl.Options[store.OptionTTL], _ = json.Marshal(map[string]any{"enabled": true, "attributeName": "exp"})
+		createTable(ctx, t, s, tbl)
+		now := time.Now()
+		var keys []attr.Item
+		for i := range 3 {
+			it := attr.Item{"pk": attr.Str("old" + strconv.Itoa(i)), "exp": attr.Num(strconv.FormatInt(now.Unix()-60, 10))}
+			put(ctx, t, s, tbl, it)
+			keys = append(keys, tbl.KeyOf(it))
+		}
+		cs := &changingStore{Store: s}
+		n, err := maintain.SweepTTL(ctx, cs, now)
+		requireNoError(t, err, "SweepTTL of a table changing under it")
+		requireTrue(t, cs.changed, "the sweep listed no expired keys")
+		more, err := maintain.SweepTTL(ctx, s, now)
+		requireNoError(t, err, "SweepTTL again")
+		requireEqual(t, n+more, len(keys), "items deleted by the two passes")
+		for _, k := range keys {
+			got, err := s.ItemGet(ctx, tbl, k)
+			requireNoError(t, err, "ItemGet")
+			requireTrue(t, got == nil, "an expired item survived the sweeps: %s", show(got))
+		}
+	})
+}
+
+// changingStore is a store whose ItemExpiredKeys changes the table (a tag
+// added, a new catalog version) the first time it is called, before it
+// lists: the TTL sweeper then deletes through a description that is out of
+// date.
+type changingStore struct {
+	store.Store
+	changed bool
+}
+
+func (c *changingStore) ItemExpiredKeys(ctx context.Context, t *store.Table, name string, now time.Time, limit int) ([]attr.Item, error) {
+	if !c.changed {
+		c.changed = true
+		if _, err := c.TableUpdate(ctx, t.Name, func(t *store.Table) error {
+			t.Options["tags"] = []byte(`[{"Key":"k","Value":"v"}]`)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return c.Store.ItemExpiredKeys(ctx, t, name, now, limit)
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -161,8 +162,24 @@ func exerciseTables(ctx context.Context, t *testing.T, newStore func(t *testing.
 		requireEqual(t, len(out.Indexes), 0, "indexes after removal")
 		m.tbl = out
 		m.put(ctx, t, s, attr.Item{"pk": attr.Str("newer"), "g": attr.Str("y")})
-		// Even through the stale description that still lists the index.
-		put(ctx, t, s, tbl, attr.Item{"pk": attr.Str("newest"), "g": attr.Str("y")})
+		// Through the stale description that still lists the index: the
+		// write succeeds, or (a store that checks descriptions) is refused
+		// with ErrStaleTable, writing nothing, and succeeds on a fresh one.
+		newest := attr.Item{"pk": attr.Str("newest"), "g": attr.Str("y")}
+		_, err = s.ItemWrite(ctx, tbl, tbl.KeyOf(newest), func(attr.Item) (attr.Item, error) { return newest.Clone(), nil })
+		if errors.Is(err, store.ErrStaleTable) {
+			got, gerr := s.ItemGet(ctx, out, tbl.KeyOf(newest))
+			requireNoError(t, gerr, "ItemGet after a refused write")
+			requireTrue(t, got == nil, "a write refused with ErrStaleTable wrote %v", got)
+			fresh, gerr := s.TableGet(ctx, "upd")
+			requireNoError(t, gerr, "TableGet")
+			put(ctx, t, s, fresh, newest)
+		} else {
+			requireNoError(t, err, "ItemWrite through a stale description")
+		}
+		written, err := s.ItemGet(ctx, out, out.KeyOf(newest))
+		requireNoError(t, err, "ItemGet")
+		requireItem(t, written, newest, "the write through a stale description")
 
 		_, err = s.TableUpdate(ctx, "absent", func(*store.Table) error { return nil })
 		requireErrorIs(t, err, store.ErrTableNotFound, "TableUpdate absent")

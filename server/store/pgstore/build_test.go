@@ -151,6 +151,7 @@ func startTraffic(t testing.TB, stores []*pgstore.Store, tb *store.Table, writer
 	for w := range writers {
 		tr.wg.Go(func() {
 			rnd := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+			cur := tb // the description this writer writes through
 			var local []writeStat
 			var logs []writeLog
 			for i := 0; !tr.stopped.Load(); i++ {
@@ -192,18 +193,24 @@ func startTraffic(t testing.TB, stores []*pgstore.Store, tb *store.Table, writer
 					if key2["pk"].S == key["pk"].S {
 						continue
 					}
-					err = s.ItemTransact(ctx, []store.TxTarget{{Table: tb, Key: key}, {Table: tb, Key: key2}},
-						func(olds []attr.Item) ([]store.TxWrite, error) {
-							a, b := change(olds[0], key, 1), change(olds[1], key2, rnd.IntN(4))
-							entry.keys = []string{fmt.Sprint(key), fmt.Sprint(key2)}
-							entry.states = []attr.Item{a, b}
-							return []store.TxWrite{{Put: a}, {Put: b, Delete: b == nil}}, nil
-						})
+					op2 := rnd.IntN(4)
+					cur, err = onFresh(s, cur, func(tb *store.Table) error {
+						return s.ItemTransact(ctx, []store.TxTarget{{Table: tb, Key: key}, {Table: tb, Key: key2}},
+							func(olds []attr.Item) ([]store.TxWrite, error) {
+								a, b := change(olds[0], key, 1), change(olds[1], key2, op2)
+								entry.keys = []string{fmt.Sprint(key), fmt.Sprint(key2)}
+								entry.states = []attr.Item{a, b}
+								return []store.TxWrite{{Put: a}, {Put: b, Delete: b == nil}}, nil
+							})
+					})
 				} else {
-					_, err = s.ItemWrite(ctx, tb, key, func(old attr.Item) (attr.Item, error) {
-						nu := change(old, key, op)
-						entry.keys, entry.states = []string{fmt.Sprint(key)}, []attr.Item{nu}
-						return nu, nil
+					cur, err = onFresh(s, cur, func(tb *store.Table) error {
+						_, err := s.ItemWrite(ctx, tb, key, func(old attr.Item) (attr.Item, error) {
+							nu := change(old, key, op)
+							entry.keys, entry.states = []string{fmt.Sprint(key)}, []attr.Item{nu}
+							return nu, nil
+						})
+						return err
 					})
 				}
 				if err != nil {
@@ -465,6 +472,12 @@ func TestBuildRaceWithCatalog(t *testing.T) {
 					t.Fatal(err)
 				}
 				<-atPage
+				// The writes' description: the one the build made current
+				// (Backfilling), as a request would read it now.
+				cur, err := s.TableGet(context.Background(), "t")
+				if err != nil {
+					t.Fatal(err)
+				}
 				writes := []struct {
 					key string
 					fn  store.WriteFunc
@@ -482,7 +495,7 @@ func TestBuildRaceWithCatalog(t *testing.T) {
 				errs := make(chan error, len(writes))
 				for k, w := range writes {
 					go func() {
-						_, err := s.ItemWrite(context.Background(), tb, attr.Item{"pk": attr.Str(w.key)}, w.fn)
+						_, err := s.ItemWrite(context.Background(), cur, attr.Item{"pk": attr.Str(w.key)}, w.fn)
 						errs <- err
 					}()
 					<-g.paused[k]

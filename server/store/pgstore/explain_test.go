@@ -19,13 +19,14 @@ func TestExplain(t *testing.T) {
 		Range: &store.KeyAttr{Name: "sk", Type: attr.TypeS}, Projection: store.Projection{Type: "ALL"}}
 	tb := newTable(t, s, "explain", attr.TypeS, attr.TypeS, gsi)
 	pool := s.Pool()
-	// 2000 items in 20 partitions, inserted in one statement for speed.
-	if _, err := pool.Exec(ctx, `
-		SELECT dynamopg.item_insert($1, jsonb_build_object(
-		         'pk', jsonb_build_object('S', 'p' || (i % 20)),
-		         'sk', jsonb_build_object('S', 's' || i),
-		         'g',  jsonb_build_object('S', 'g' || (i % 20))), 10)
-		  FROM generate_series(1, 2000) i`, tb.ID); err != nil {
+	// 2000 items in 20 partitions, written in one pipeline for speed.
+	ops := make([]store.WriteOp, 2000)
+	for i := range ops {
+		it := attr.Item{"pk": attr.Str(fmt.Sprintf("p%d", (i+1)%20)), "sk": attr.Str(fmt.Sprintf("s%d", i+1)),
+			"g": attr.Str(fmt.Sprintf("g%d", (i+1)%20))}
+		ops[i] = store.WriteOp{Table: tb, Key: tb.KeyOf(it), Put: it}
+	}
+	if _, err := s.ItemWriteMany(ctx, ops); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pool.Exec(ctx, fmt.Sprintf("ANALYZE dynamopg_data.t_%d, dynamopg_data.i_%d", tb.ID, tb.Indexes[0].ID)); err != nil {

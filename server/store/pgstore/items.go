@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -89,9 +88,10 @@ func (s *Store) retryTx(ctx context.Context, op string, logAttrs []any, once fun
 var errLostInsert = fmt.Errorf("pgstore: item write: key created concurrently")
 
 // itemWriteOnce runs one transaction of ItemWrite in two round trips: BEGIN
-// and item_lock in one pipeline, then the write and COMMIT in another (a
-// write that fails aborts the pipeline before the COMMIT, and the deferred
-// ROLLBACK ends the transaction). retry reports that it should run again.
+// and the lock statement in one pipeline, then the write and COMMIT in
+// another (a write that fails aborts the pipeline before the COMMIT, and
+// the deferred ROLLBACK ends the transaction). retry reports that it should
+// run again.
 func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byte, fn store.WriteFunc) (old attr.Item, retry bool, err error) {
 	// Before the connection: writeStmts may take one of its own.
 	ts, err := s.writeStmts(ctx, t)
@@ -112,11 +112,8 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 
 	lock := &pgx.Batch{}
 	lock.Queue(gen.TxBegin)
-	if ts != nil {
-		lock.Queue(ts.data.LockSql, keyJSON, t.Version)
-	} else {
-		lock.Queue(gen.ItemLock, t.ID, keyJSON, version(t))
-	}
+	st := ts.lock(keyJSON)
+	lock.Queue(st.sql, st.args...)
 	var raw []byte
 	if err := runBatch(ctx, conn, lock, nil, &raw); err != nil {
 		return nil, retryable(err), wrap("item write", err)
@@ -130,15 +127,15 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 		return nil, false, err
 	}
 	runHook(&testHookBeforeStatement)
-	st, err := itemStoreStatement(ctx, ts, t, keyJSON, old, nu)
+	w, err := ts.store(keyJSON, old, nu, store.IsTTLDelete(ctx))
 	if err != nil {
-		return nil, false, wrap("item write", err)
+		return nil, false, err
 	}
 	write := &pgx.Batch{}
 	ok := true
 	var dest []any
-	if st.sql != "" {
-		dest = st.queue(write, dest, &ok)
+	if w.sql != "" {
+		dest = w.queue(write, dest, &ok)
 	}
 	write.Queue(gen.TxCommit)
 	dest = append(dest, nil)
@@ -150,7 +147,7 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 		// locked row vanished (cannot happen): nothing was written; start over.
 		return nil, true, wrap("item write", errLostInsert)
 	}
-	if st.enqueues {
+	if w.enqueues {
 		s.wakeWorkers()
 	}
 	return old, false, nil
@@ -185,46 +182,17 @@ func runBatch(ctx context.Context, conn batchSender, b *pgx.Batch, dest ...any) 
 	return first
 }
 
-// itemStoreStatement is the statement writing nu over old at keyJSON: the
-// table's prepared statements when ts (writeStmts) is not nil, else the
-// item function. The transaction has locked the item, and checked t's
-// version, already.
-func itemStoreStatement(ctx context.Context, ts *tableStmts, t *store.Table, keyJSON []byte, old, nu attr.Item) (itemWrite, error) {
-	switch {
-	case nu == nil && old == nil:
-		return itemWrite{}, nil
-	case nu == nil && ts != nil:
-		return ts.write(statement{ts.data.DeleteSql, []any{keyJSON}}, keyJSON, nil, nil), nil
-	case nu == nil:
-		return itemWrite{statement: statement{gen.ItemDelete, []any{t.ID, keyJSON, store.IsTTLDelete(ctx)}}}, nil
-	}
-	size := nu.Size()
-	if size > math.MaxInt32 {
-		return itemWrite{}, fmt.Errorf("item of %d bytes", size)
-	}
-	nuJSON := encodeItem(nu)
-	switch {
-	case old == nil && ts != nil:
-		return ts.write(statement{ts.data.InsertSql, []any{nuJSON, int32(size), keyHash(t.Hash.Name, nu)}}, keyJSON, nu, nuJSON), nil
-	case old == nil:
-		return itemWrite{statement: statement{gen.ItemInsert, []any{t.ID, nuJSON, int32(size)}}}, nil
-	case ts != nil:
-		return ts.write(statement{ts.data.ReplaceSql, []any{nuJSON, int32(size)}}, keyJSON, nu, nuJSON), nil
-	}
-	return itemWrite{statement: statement{gen.ItemReplace, []any{t.ID, nuJSON, int32(size)}}}, nil
-}
-
 // itemStore writes fn's result in tx (ItemTransact). A write that did not
 // take effect (the insert found the key taken, or the locked row vanished,
 // which cannot happen) is errLostInsert: start over.
 func itemStore(ctx context.Context, tx pgx.Tx, o txTarget, old, nu attr.Item) error {
-	st, err := itemStoreStatement(ctx, o.stmts, o.t, o.key, old, nu)
-	if err != nil || st.sql == "" {
+	w, err := o.stmts.store(o.key, old, nu, false)
+	if err != nil || w.sql == "" {
 		return err
 	}
 	var ok bool
 	b := &pgx.Batch{}
-	if err := runBatch(ctx, tx, b, st.queue(b, nil, &ok)...); err != nil {
+	if err := runBatch(ctx, tx, b, w.queue(b, nil, &ok)...); err != nil {
 		return err
 	}
 	if !ok {

@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"testing"
@@ -52,22 +53,51 @@ func newTable(t testing.TB, s store.Store, name string, hash, rng attr.Type, ind
 	return tb
 }
 
-// put writes an item unconditionally.
+// put writes an item unconditionally (on a fresh description when tb is
+// out of date: onFresh).
 func put(t testing.TB, s store.Store, tb *store.Table, it attr.Item) {
 	t.Helper()
-	_, err := s.ItemWrite(context.Background(), tb, tb.KeyOf(it), func(attr.Item) (attr.Item, error) { return it, nil })
+	_, err := onFresh(s, tb, func(tb *store.Table) error {
+		_, err := s.ItemWrite(context.Background(), tb, tb.KeyOf(it), func(attr.Item) (attr.Item, error) { return it, nil })
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-// del deletes an item.
+// del deletes an item (likewise).
 func del(t testing.TB, s store.Store, tb *store.Table, key attr.Item) {
 	t.Helper()
-	_, err := s.ItemWrite(context.Background(), tb, key, func(attr.Item) (attr.Item, error) { return nil, nil })
+	_, err := onFresh(s, tb, func(tb *store.Table) error {
+		_, err := s.ItemWrite(context.Background(), tb, key, func(attr.Item) (attr.Item, error) { return nil, nil })
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// onFresh runs write on tb and, while it fails with store.ErrStaleTable
+// (the table changed since tb was read; nothing was written), reads the
+// table again and reruns it on the fresh description: through the table
+// cache, dropping the cached entry first, as the API does.
+// It returns the description it last used.
+func onFresh(s store.Store, tb *store.Table, write func(*store.Table) error) (*store.Table, error) {
+	ctx := context.Background()
+	for range 100 {
+		err := write(tb)
+		if !errors.Is(err, store.ErrStaleTable) {
+			return tb, err
+		}
+		s.TableForget(tb.Name)
+		fresh, _, err := s.TableGetCached(ctx, tb.Name)
+		if err != nil {
+			return tb, err
+		}
+		tb = fresh
+	}
+	return tb, fmt.Errorf("still %w after 100 fresh descriptions", store.ErrStaleTable)
 }
 
 func TestMigrate(t *testing.T) {

@@ -2,6 +2,8 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
+	"math"
 
 	"github.com/jackc/pgx/v5"
 
@@ -10,19 +12,22 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// Prepared writes: on a table with no stream, an item write is its data
-// row, its sync index rows and, when the table has async indexes, a queue
-// row, so it runs as per-table and per-index statements
-// (dynamopg.item_write_sql and index_write_sql, and QueueEnqueueKey) that
-// pgx prepares once per connection, pipelined in one transaction, instead
-// of the PL/pgSQL item functions that plan their dynamic SQL on every
-// call. The SQL builds each index row itself, from the one definition of
-// the indexing rules (dynamopg.index_row_sql: key columns, whether the item
-// is indexable, its projection); Go computes the key hashes
-// (store.KeyHash) and the queue key. Each statement that opens a write checks the catalog version
-// of t, so a description that went stale (an index, or a stream, added or
-// removed since) is refused with ErrStaleTable and the request reruns on
-// the current one.
+// The one write path. Every item write (ItemWrite, the blind ItemPut,
+// ItemRemove and ItemWriteMany, ItemTransact, the TTL sweeper's deletes)
+// is its data row's statement, its sync index rows' statements, a queue
+// row when the table has async indexes, and a stream record when its
+// stream is enabled: per-table and per-index statements
+// (dynamopg.item_write_sql and index_write_sql, QueueEnqueueKey) that pgx
+// prepares once per connection, pipelined in one transaction. The SQL
+// builds each index row itself, from the one definition of the indexing
+// rules (index_row_sql: key columns, whether the item is indexable, its
+// projection); Go passes what it knows: the key hashes (store.KeyHash), the
+// queue key and the stream record's arguments (the event, both images, the
+// label). Each statement that opens a write checks the catalog version of
+// the description it was built from, so a description that went stale (an
+// index, or a stream, added or removed since) is refused with ErrStaleTable
+// before anything is written, and the request reruns on the current one;
+// every description pgstore hands out carries its version.
 
 // statement is one SQL statement and its arguments.
 type statement struct {
@@ -30,10 +35,10 @@ type statement struct {
 	args []any
 }
 
-// itemWrite is the statements of one item write: the data row's (an item
-// function, or a prepared statement), whose one result the caller reads,
-// then the index and queue statements of a prepared write, which follow it
-// in its transaction. sql is empty when there is nothing to write.
+// itemWrite is the statements of one item write: the data row's, whose one
+// result the caller reads, then the index, queue and stream statements,
+// which follow it in its transaction. sql is empty when there is nothing to
+// write.
 type itemWrite struct {
 	statement
 	extra    []statement
@@ -53,34 +58,27 @@ func (w itemWrite) queue(b *pgx.Batch, dest []any, main any) []any {
 	return dest
 }
 
-// preparedTable reports whether t's writes can use the prepared statements:
-// no stream option (the item functions' own test,
-// `p_def->'options' ? 'stream'`), and a catalog version for the statements
-// to check.
-func preparedTable(t *store.Table) bool {
-	_, stream := t.Options["stream"]
-	return !stream && t.Version != 0
-}
-
-// tableStmts is the prepared statements of one table's writes.
+// tableStmts is the prepared statements of one table's writes, for the
+// description t.
 type tableStmts struct {
 	t       *store.Table
 	data    *gen.ItemWriteSQLRow
 	indexes []*gen.IndexWriteSQLRow // t.Indexes[i]'s; nil for an async one
 	queued  bool                    // t has an async index: writes enqueue
 	enqueue string                  // the statement that does (enqueueStatement)
+	// stream is t's stream specification; writes record their changes
+	// when it is enabled.
+	stream store.StreamSpec
 }
 
-// writeStmts returns t's statement texts, each read once (they depend only
-// on the ids and key schemas of the table and its indexes), or nil when t
-// is not preparedTable. It takes a pool connection of its own, so callers
-// call it before they hold one: waiting for a second connection while
-// holding one can exhaust the pool with their peers.
+// writeStmts returns t's statements, their texts each read once (they
+// depend only on the ids and key schemas of the table and its indexes). It
+// takes a pool connection of its own, so callers call it before they hold
+// one: waiting for a second connection while holding one can exhaust the
+// pool with their peers.
 func (s *Store) writeStmts(ctx context.Context, t *store.Table) (*tableStmts, error) {
-	if !preparedTable(t) {
-		return nil, nil
-	}
-	ts := &tableStmts{t: t, indexes: make([]*gen.IndexWriteSQLRow, len(t.Indexes)), enqueue: s.enqueueStatement()}
+	ts := &tableStmts{t: t, indexes: make([]*gen.IndexWriteSQLRow, len(t.Indexes)),
+		enqueue: s.enqueueStatement(), stream: store.StreamSpecOf(t)}
 	if v, ok := s.dataStmts.Load(t.ID); ok {
 		ts.data = v.(*gen.ItemWriteSQLRow)
 	} else {
@@ -124,6 +122,83 @@ func (s *Store) indexWriteStmts(ctx context.Context, db gen.DBTX, tableID, id in
 	return &row, nil
 }
 
+// lock is the statement that opens ItemWrite's and ItemTransact's
+// transaction on the item at keyJSON: the catalog check, then the item
+// locked and read.
+func (ts *tableStmts) lock(keyJSON []byte) statement {
+	return statement{ts.data.LockSql, []any{keyJSON, ts.t.Version}}
+}
+
+// put is the blind put of item: one statement that checks the catalog,
+// locks the item and updates or inserts it (and, with the stream enabled,
+// records the change with the image it replaced), then the index
+// statements.
+func (ts *tableStmts) put(item attr.Item) (itemWrite, error) {
+	size, err := itemSize(item)
+	if err != nil {
+		return itemWrite{}, err
+	}
+	itemJSON := encodeItem(item)
+	st := statement{ts.data.PutSql, []any{itemJSON, size, keyHash(ts.t.Hash.Name, item), ts.t.Version}}
+	if ts.stream.Enabled {
+		st = statement{ts.data.PutStreamSql, append(st.args, encodeItem(ts.t.KeyOf(item)), ts.stream.Label)}
+	}
+	return ts.write(st, nil, item, itemJSON), nil
+}
+
+// remove is the blind delete of keyJSON, likewise.
+func (ts *tableStmts) remove(keyJSON []byte) itemWrite {
+	st := statement{ts.data.RemoveSql, []any{keyJSON, ts.t.Version}}
+	if ts.stream.Enabled {
+		st = statement{ts.data.RemoveStreamSql, append(st.args, keyJSON, ts.stream.Label)}
+	}
+	return ts.write(st, keyJSON, nil, nil)
+}
+
+// store is the write of nu over old at keyJSON after the transaction locked
+// the item (lock): an insert, a replace or a delete, then the index
+// statements and the stream record; nothing when both are nil. ttl marks a
+// deletion by the TTL sweeper in its record.
+func (ts *tableStmts) store(keyJSON []byte, old, nu attr.Item, ttl bool) (itemWrite, error) {
+	var w itemWrite
+	switch {
+	case nu == nil && old == nil:
+		return itemWrite{}, nil
+	case nu == nil:
+		w = ts.write(statement{ts.data.DeleteSql, []any{keyJSON}}, keyJSON, nil, nil)
+	default:
+		size, err := itemSize(nu)
+		if err != nil {
+			return itemWrite{}, err
+		}
+		nuJSON := encodeItem(nu)
+		if old == nil {
+			w = ts.write(statement{ts.data.InsertSql, []any{nuJSON, size, keyHash(ts.t.Hash.Name, nu)}}, keyJSON, nu, nuJSON)
+		} else {
+			w = ts.write(statement{ts.data.ReplaceSql, []any{nuJSON, size}}, keyJSON, nu, nuJSON)
+		}
+	}
+	if ts.stream.Enabled {
+		w.extra = append(w.extra, ts.record(old, nu, ttl && nu == nil))
+	}
+	return w, nil
+}
+
+// record is the stream record of the change from old to nu (not both nil).
+// It comes last in the write's pipeline: its advisory lock is then held for
+// the shortest time (stream.sql).
+func (ts *tableStmts) record(old, nu attr.Item, ttl bool) statement {
+	event, it := "MODIFY", nu
+	switch {
+	case old == nil:
+		event = "INSERT"
+	case nu == nil:
+		event, it = "REMOVE", old
+	}
+	return statement{ts.data.RecordSql, []any{ts.stream.Label, event, encodeItem(ts.t.KeyOf(it)),
+		encodeItem(old), encodeItem(nu), ttl}}
+}
+
 // write is the item write whose data row's statement is st, followed by
 // indexWrites.
 func (ts *tableStmts) write(st statement, keyJSON []byte, nu attr.Item, nuJSON []byte) itemWrite {
@@ -165,4 +240,13 @@ func (ts *tableStmts) indexWrites(keyJSON []byte, nu attr.Item, nuJSON []byte) [
 // type) is not indexed: the index's insert writes no row whatever the hash.
 func keyHash(name string, item attr.Item) int64 {
 	return int64(store.KeyHash(item[name]))
+}
+
+// itemSize is item's size as the size column holds it.
+func itemSize(item attr.Item) (int32, error) {
+	size := item.Size()
+	if size > math.MaxInt32 {
+		return 0, fmt.Errorf("pgstore: item write: item of %d bytes", size)
+	}
+	return int32(size), nil
 }

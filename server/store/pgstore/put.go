@@ -2,42 +2,38 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// ItemPut writes item whole in one round trip (putStatement: the table's
-// prepared statements, pipelined, or dynamopg.item_put): no BEGIN, lock,
-// write and COMMIT round trips. Deadlocks and serialization failures
-// (among them a prepared put's lost insert race) are retried as ItemWrite
-// retries them.
+// ItemPut writes item whole in one round trip (tableStmts.put: the table's
+// statements, pipelined): no BEGIN, lock, write and COMMIT round trips.
+// Deadlocks and serialization failures (among them a lost insert race) are
+// retried as ItemWrite retries them.
 func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (attr.Item, error) {
-	size := item.Size()
-	if size > math.MaxInt32 {
-		return nil, fmt.Errorf("pgstore: item put: item of %d bytes", size)
-	}
-	st, err := s.putStatement(ctx, t, item, int32(size))
+	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	return s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.queryOld(ctx, st) })
+	w, err := ts.put(item)
+	if err != nil {
+		return nil, err
+	}
+	return s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.queryOld(ctx, w) })
 }
 
-// ItemRemove deletes the item with key in one round trip (removeStatement).
+// ItemRemove deletes the item with key in one round trip (tableStmts.remove).
 func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
-	st, err := s.removeStatement(ctx, t, encodeItem(key))
+	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return s.queryOld(ctx, st) })
+	w := ts.remove(encodeItem(t.KeyOf(key)))
+	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return s.queryOld(ctx, w) })
 }
 
 // queryOld runs w (one implicit transaction) and returns the old item its
@@ -54,39 +50,6 @@ func (s *Store) queryOld(ctx context.Context, w itemWrite) ([]byte, error) {
 		s.wakeWorkers()
 	}
 	return raw, err
-}
-
-// putStatement is item's blind put into t: the table's prepared put and
-// index statements (writeStmts), else dynamopg.item_put.
-func (s *Store) putStatement(ctx context.Context, t *store.Table, item attr.Item, size int32) (itemWrite, error) {
-	ts, err := s.writeStmts(ctx, t)
-	if err != nil {
-		return itemWrite{}, err
-	}
-	itemJSON := encodeItem(item)
-	if ts == nil {
-		return itemWrite{statement: statement{gen.ItemPut, []any{t.ID, itemJSON, size, version(t)}}}, nil
-	}
-	return ts.write(statement{ts.data.PutSql, []any{itemJSON, size, keyHash(t.Hash.Name, item), t.Version}}, nil, item, itemJSON), nil
-}
-
-// removeStatement is the blind delete of keyJSON from t: the table's
-// prepared remove and index statements, else dynamopg.item_remove.
-func (s *Store) removeStatement(ctx context.Context, t *store.Table, keyJSON []byte) (itemWrite, error) {
-	ts, err := s.writeStmts(ctx, t)
-	if err != nil {
-		return itemWrite{}, err
-	}
-	if ts == nil {
-		return itemWrite{statement: statement{gen.ItemRemove, []any{t.ID, keyJSON, version(t)}}}, nil
-	}
-	return ts.write(statement{ts.data.RemoveSql, []any{keyJSON, t.Version}}, keyJSON, nil, nil), nil
-}
-
-// version is the catalog version an item write checks t against
-// (table_def's p_version): none for a description without one.
-func version(t *store.Table) pgtype.Int8 {
-	return pgtype.Int8{Int64: t.Version, Valid: t.Version != 0}
 }
 
 // blindWrite runs one statement returning the old item, retrying what
@@ -107,8 +70,8 @@ func (s *Store) blindWrite(ctx context.Context, op string, t *store.Table, stmt 
 	return old, nil
 }
 
-// ItemWriteMany runs every op's put or remove (putStatement,
-// removeStatement) in one pipeline: one round trip and one implicit
+// ItemWriteMany runs every op's put or remove (tableStmts.put,
+// tableStmts.remove) in one pipeline: one round trip and one implicit
 // transaction, in lockOrder (table id, then key) so that two batches never
 // wait on each other in a cycle.
 // Deadlocks with other writers and serialization failures are retried as
@@ -119,21 +82,18 @@ func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.
 		targets[i] = store.TxTarget{Table: o.Table, Key: o.Key}
 	}
 	order := lockOrder(targets)
+	if err := s.withWriteStmts(ctx, order); err != nil {
+		return nil, err
+	}
 	stmts := make([]itemWrite, len(order))
 	for i, o := range order {
 		op := ops[o.pos]
-		var err error
 		if op.Put == nil {
-			if stmts[i], err = s.removeStatement(ctx, op.Table, o.key); err != nil {
-				return nil, err
-			}
+			stmts[i] = o.stmts.remove(o.key)
 			continue
 		}
-		size := op.Put.Size()
-		if size > math.MaxInt32 {
-			return nil, fmt.Errorf("pgstore: item put: item of %d bytes", size)
-		}
-		if stmts[i], err = s.putStatement(ctx, op.Table, op.Put, int32(size)); err != nil {
+		var err error
+		if stmts[i], err = o.stmts.put(op.Put); err != nil {
 			return nil, err
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
@@ -148,28 +150,31 @@ func randomWrites(t testing.TB, stores []store.Store, tb *store.Table, writers, 
 				s := stores[rnd.IntN(len(stores))]
 				key := attr.Item{"pk": attr.Str(fmt.Sprintf("k%d", rnd.IntN(items)))}
 				op, g, gn := rnd.IntN(4), fmt.Sprintf("g%d", rnd.IntN(5)), fmt.Sprint(rnd.IntN(100))
-				_, err := s.ItemWrite(context.Background(), tb, key, func(old attr.Item) (attr.Item, error) {
-					it := old.Clone()
-					if it == nil {
-						it = key.Clone()
-					}
-					switch op {
-					case 0: // put a whole new item
-						return attr.Item{"pk": key["pk"], "g": attr.Str(g), "gn": attr.Num(gn), "v": attr.Num(fmt.Sprint(i))}, nil
-					case 1: // update the index key
-						it["g"], it["v"] = attr.Str(g), attr.Num(fmt.Sprint(i))
-						if _, ok := it["gn"]; !ok {
-							it["gn"] = attr.Num(gn)
+				_, err := onFresh(s, tb, func(tb *store.Table) error {
+					_, err := s.ItemWrite(context.Background(), tb, key, func(old attr.Item) (attr.Item, error) {
+						it := old.Clone()
+						if it == nil {
+							it = key.Clone()
 						}
-						return it, nil
-					case 2: // remove the index key
-						if old == nil {
-							return nil, nil
+						switch op {
+						case 0: // put a whole new item
+							return attr.Item{"pk": key["pk"], "g": attr.Str(g), "gn": attr.Num(gn), "v": attr.Num(fmt.Sprint(i))}, nil
+						case 1: // update the index key
+							it["g"], it["v"] = attr.Str(g), attr.Num(fmt.Sprint(i))
+							if _, ok := it["gn"]; !ok {
+								it["gn"] = attr.Num(gn)
+							}
+							return it, nil
+						case 2: // remove the index key
+							if old == nil {
+								return nil, nil
+							}
+							delete(it, "g")
+							return it, nil
 						}
-						delete(it, "g")
-						return it, nil
-					}
-					return nil, nil // delete
+						return nil, nil // delete
+					})
+					return err
 				})
 				if err != nil {
 					failed.CompareAndSwap(nil, &err)
@@ -210,6 +215,19 @@ func drainBySQL(t testing.TB, s *pgstore.Store) {
 		}
 	}
 	t.Fatal("queue_run never ran dry")
+}
+
+// enqueue queues a row for the item with key (jsonb text) of table, as a
+// write does (QueueEnqueueKey), in db: the pool, or a client's transaction.
+func enqueue(t testing.TB, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, table int64, key string) {
+	t.Helper()
+	if _, err := db.Exec(context.Background(), `INSERT INTO dynamopg.index_queue (table_id, part, key)
+	    SELECT $1, dynamopg.queue_partition($1, k), k
+	      FROM (SELECT dynamopg.queue_key(dynamopg.table_def($1, false), $2::jsonb) AS k) q`, table, key); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // freshURL is the URL of a new database for a test.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
@@ -44,8 +46,9 @@ func TestQueueOutOfOrder(t *testing.T) {
 	}
 	// Extra rows for every item, enqueued directly: three per item now.
 	for range 2 {
-		if _, err := s.Pool().Exec(ctx, `SELECT dynamopg.queue_enqueue(t.def, q.key)
-		    FROM dynamopg.tables t, (SELECT DISTINCT key FROM dynamopg.index_queue) q WHERE t.id = $1`, tb.ID); err != nil {
+		if _, err := s.Pool().Exec(ctx, `INSERT INTO dynamopg.index_queue (table_id, part, key)
+		    SELECT $1, dynamopg.queue_partition($1, q.key), q.key
+		      FROM (SELECT DISTINCT key FROM dynamopg.index_queue) q`, tb.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -103,9 +106,7 @@ func TestQueueOutOfOrder(t *testing.T) {
 		}
 	}
 	for _, k := range saved {
-		if _, err := s.Pool().Exec(ctx, "SELECT dynamopg.queue_enqueue(dynamopg.table_def($1, false), $2::jsonb)", k.table, k.key); err != nil {
-			t.Fatal(err)
-		}
+		enqueue(t, s.Pool(), k.table, string(k.key))
 	}
 	apply()
 	requireExact(t, s, tb, ix, "after newer writes and stale rows")
@@ -155,14 +156,9 @@ func TestQueueHeldRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := attr.Item{"pk": attr.Str("held"), "g": attr.Str("h"), "gn": attr.Num("2")}
-	if _, err := tx.Exec(ctx, "SELECT dynamopg.item_replace($1, $2::jsonb, 10)", tb.ID, encode(changed)); err != nil {
-		t.Fatal(err)
-	}
+	clientWrite(t, tx, tb, changed)
 	// A committed row for the held item, ahead of the others in its partition.
-	if _, err := s.Pool().Exec(ctx, "SELECT dynamopg.queue_enqueue(dynamopg.table_def($1, false), $2::jsonb)",
-		tb.ID, encode(attr.Item{"pk": attr.Str("held")})); err != nil {
-		t.Fatal(err)
-	}
+	enqueue(t, s.Pool(), tb.ID, encode(attr.Item{"pk": attr.Str("held")}))
 	start := time.Now()
 	for i, pk := range others {
 		put(t, s, tb, attr.Item{"pk": attr.Str(pk), "g": attr.Str("o"), "gn": attr.Num(fmt.Sprint(i))})
@@ -181,7 +177,7 @@ func TestQueueHeldRow(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Logf("10 items behind the held one indexed %v after their writes began", time.Since(start).Round(time.Millisecond))
-	// The others applied around the held item (queue_apply_many skips it);
+	// The others applied around the held item (the set-based pass skips it);
 	// the held item itself is then waited for, and passed over, while held.
 	for {
 		var passed bool
@@ -305,6 +301,24 @@ func TestQueueMixed(t *testing.T) {
 // encode is an item in the jsonb wire form the functions take (no NULs here).
 func encode(it attr.Item) string { return string(it.AppendJSON(nil)) }
 
+// clientWrite is a write in a client's transaction tx, which already holds
+// the item's row FOR UPDATE, to a table whose indexes are all async: the
+// data row replaced and the item queued, as a store's write would, but
+// left uncommitted for as long as the test holds tx.
+func clientWrite(t testing.TB, tx pgx.Tx, tb *store.Table, it attr.Item) {
+	t.Helper()
+	where := "pk = $2::jsonb->'pk'->>'S'"
+	if tb.Range != nil {
+		where += " AND sk = ($2::jsonb->'sk'->>'N')::numeric"
+	}
+	key := encode(tb.KeyOf(it))
+	if _, err := tx.Exec(context.Background(), fmt.Sprintf("UPDATE dynamopg_data.t_%d SET item = $1::jsonb WHERE %s", tb.ID, where),
+		encode(it), key); err != nil {
+		t.Fatal(err)
+	}
+	enqueue(t, tx, tb.ID, key)
+}
+
 // TestQueueWorkers: Open starts DefaultWorkers workers on their own
 // connections; Close stops them.
 func TestQueueWorkers(t *testing.T) {
@@ -415,9 +429,7 @@ func testQueueRunSetBased(t *testing.T, step func(*testing.T, *pgstore.Store) (*
 	if _, err := tx.Exec(ctx, fmt.Sprintf("SELECT 1 FROM dynamopg_data.t_%d WHERE pk = 'p0' AND sk = 0 FOR UPDATE", tb.ID)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(ctx, "SELECT dynamopg.item_replace($1, $2::jsonb, 10)", tb.ID, encode(item(0, "c"))); err != nil {
-		t.Fatal(err)
-	}
+	clientWrite(t, tx, tb, item(0, "c"))
 
 	if _, claimed, applied, passed := step(t, s); claimed != 105 || applied != 59 || passed != 0 {
 		t.Fatalf("step: claimed %d, applied %d, passed %d; want 105 rows (60 puts, 45 changes), 59 items, none passed over",
@@ -455,7 +467,7 @@ func testQueueRunSetBased(t *testing.T, step func(*testing.T, *pgstore.Store) (*
 }
 
 // TestQueueWake: with the workers' poll an hour long and no notifications
-// (a process with workers enqueues without NOTIFY), every prepared write
+// (a process with workers enqueues without NOTIFY), every write
 // path that queues an item (a put, ItemWrite, a batch, a transaction) wakes
 // an idle worker itself, and the index converges.
 func TestQueueWake(t *testing.T) {
@@ -463,7 +475,7 @@ func TestQueueWake(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, freshURL(t), pgstore.Options{})
 	newTable(t, s, "wake", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
-	tb, _, err := s.TableGetCached(ctx, "wake") // with its catalog version: prepared writes
+	tb, _, err := s.TableGetCached(ctx, "wake") // as the API reads it
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,8 +97,8 @@ type Store struct {
 
 	// getStmts is ItemGet's statement text by table id (items.go).
 	getStmts sync.Map
-	// dataStmts and indexStmts are the prepared writes' statement texts, by
-	// table id and by index id (prepared.go).
+	// dataStmts and indexStmts are the writes' statement texts, by table id
+	// and by index id (prepared.go).
 	dataStmts  sync.Map
 	indexStmts sync.Map
 	// queueStmts is the queue workers' set-based statement texts, by table

@@ -13,10 +13,10 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// Streams: item_insert, item_replace and item_delete (sql/functions/items.sql)
-// write the records through dynamopg.stream_write (stream.sql) in the
-// writer's transaction; this file reads and trims them, and lists the TTL
-// sweeper's candidates (the loops are store/maintain's).
+// Streams: every write of a table whose stream is enabled records its
+// change in its own transaction (prepared.go, dynamopg.stream_record_sql);
+// this file reads and trims the records, and lists the TTL sweeper's
+// candidates (the loops are store/maintain's).
 
 // StreamRead returns up to limit records of the table's stream label with
 // Seq > after, in Seq order. Seqs of one table become visible in increasing

@@ -91,11 +91,10 @@ func (s *Store) TableGetCached(ctx context.Context, name string) (t *store.Table
 	if t != nil {
 		return t, true, nil
 	}
-	t, version, err := s.tableGetVersion(ctx, name)
+	t, err = s.TableGet(ctx, name)
 	if err != nil {
 		return nil, false, err
 	}
-	t.Version = version
 	s.tables.store(name, t, epoch)
 	return t, false, nil
 }

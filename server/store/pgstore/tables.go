@@ -18,7 +18,8 @@ import (
 const ddlLockTimeout = "5s"
 
 // TableCreate assigns t.ID and the IDs of its indexes, stores the catalog row
-// and creates the storage, in one transaction.
+// and creates the storage, in one transaction; it sets t.Version to the new
+// row's catalog version, so that t can be written through at once.
 func (s *Store) TableCreate(ctx context.Context, t *store.Table) error {
 	c := *t
 	c.Indexes = slices.Clone(t.Indexes)
@@ -37,7 +38,7 @@ func (s *Store) TableCreate(ctx context.Context, t *store.Table) error {
 		if err != nil {
 			return err
 		}
-		if err := s.q.TableInsert(ctx, tx, gen.TableInsertParams{ID: c.ID, Name: c.Name, Status: c.Status, Def: def}); err != nil {
+		if c.Version, err = s.q.TableInsert(ctx, tx, gen.TableInsertParams{ID: c.ID, Name: c.Name, Status: c.Status, Def: def}); err != nil {
 			return err
 		}
 		return s.q.TableStorageCreate(ctx, tx, gen.TableStorageCreateParams{TableID: c.ID})
@@ -46,29 +47,26 @@ func (s *Store) TableCreate(ctx context.Context, t *store.Table) error {
 		return wrap("table create", err)
 	}
 	t.ID = c.ID
+	t.Version = c.Version
 	t.Indexes = c.Indexes
 	return nil
 }
 
-// TableGet reads a table's description by name. Its Version is left 0:
-// writes given it are not checked against the catalog's version (the table
-// cache's descriptions are, TableGetCached).
+// TableGet reads a table's description by name, with its catalog version
+// (Table.Version): an item write given it fails with store.ErrStaleTable,
+// writing nothing, once the catalog has moved on, and the caller reads the
+// table again.
 func (s *Store) TableGet(ctx context.Context, name string) (*store.Table, error) {
-	t, _, err := s.tableGetVersion(ctx, name)
-	return t, err
-}
-
-// tableGetVersion reads a table's description and its catalog version.
-func (s *Store) tableGetVersion(ctx context.Context, name string) (*store.Table, int64, error) {
 	row, err := s.q.TableGet(ctx, s.pool, gen.TableGetParams{Name: name})
 	if err != nil {
-		return nil, 0, wrap("table get", err)
+		return nil, wrap("table get", err)
 	}
 	t, err := decodeTable(row.Def)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return t, row.Version, nil
+	t.Version = row.Version
+	return t, nil
 }
 
 // TableList returns up to limit table names in byte order after `after`.
@@ -87,7 +85,8 @@ func (s *Store) TableList(ctx context.Context, after string, limit int) ([]strin
 // description, stores it and creates the storage of added indexes, in one
 // transaction; then it drops the storage of removed indexes in the
 // background. fn must not change the table's ID or name; new indexes get
-// IDs here. A DELETING table is store.ErrTableNotFound.
+// IDs here. The description it returns carries the new catalog version. A
+// DELETING table is store.ErrTableNotFound.
 //
 // The row lock conflicts with other catalog changes (TableUpdate,
 // DeleteTable's mark, a build's index removal), not with the FOR KEY SHARE
@@ -160,7 +159,7 @@ func (s *Store) tableUpdateOnce(ctx context.Context, name string, fn func(t *sto
 		if def, err = encodeTable(t); err != nil {
 			return err
 		}
-		if err := s.q.TableUpdateDef(ctx, tx, gen.TableUpdateDefParams{ID: t.ID, Status: t.Status, Def: def}); err != nil {
+		if t.Version, err = s.q.TableUpdateDef(ctx, tx, gen.TableUpdateDefParams{ID: t.ID, Status: t.Status, Def: def}); err != nil {
 			return err
 		}
 		for _, id := range added {

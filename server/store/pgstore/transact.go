@@ -19,8 +19,8 @@ type txTarget struct {
 	t   *store.Table
 	key []byte // encodeItem(t.KeyOf(key)): the key attributes only
 	pos int    // index in the caller's targets
-	// stmts is t's prepared write statements (writeStmts), nil when t has
-	// none; set by withWriteStmts before any connection is taken.
+	// stmts is t's write statements (writeStmts), set by withWriteStmts
+	// before any connection is taken.
 	stmts *tableStmts
 }
 
@@ -42,9 +42,14 @@ func lockOrder(targets []store.TxTarget) []txTarget {
 }
 
 // withWriteStmts sets the stmts field of every target, before the caller
-// holds a connection (writeStmts may take one).
+// holds a connection (writeStmts may take one). Targets of one description
+// (adjacent in lockOrder) share their statements.
 func (s *Store) withWriteStmts(ctx context.Context, order []txTarget) error {
 	for i := range order {
+		if i > 0 && order[i-1].t == order[i].t {
+			order[i].stmts = order[i-1].stmts
+			continue
+		}
 		ts, err := s.writeStmts(ctx, order[i].t)
 		if err != nil {
 			return err
@@ -58,9 +63,10 @@ func (s *Store) withWriteStmts(ctx context.Context, order []txTarget) error {
 // target's catalog row FOR KEY SHARE and its item FOR UPDATE (pipelined, in
 // lockOrder), calls fn with the items in the caller's order, then writes
 // fn's answer for each target in lockOrder through the statements ItemWrite
-// uses (index maintenance included). Lost insert races, deadlocks and
-// serialization failures roll back and start over, up to writeAttempts
-// transactions, then ErrConflict; fn's error is returned as is.
+// uses (index, queue and stream statements included). Lost insert races,
+// deadlocks and serialization failures roll back and start over, up to
+// writeAttempts transactions, then ErrConflict; fn's error is returned as
+// is.
 func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
 	order := lockOrder(targets)
 	if err := s.withWriteStmts(ctx, order); err != nil {
@@ -131,23 +137,20 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 	if err := tx.Commit(ctx); err != nil {
 		return retryable(err), false, wrap("item transact", err)
 	}
-	if slices.ContainsFunc(order, func(o txTarget) bool { return o.stmts != nil && o.stmts.queued }) {
+	if slices.ContainsFunc(order, func(o txTarget) bool { return o.stmts.queued }) {
 		s.wakeWorkers()
 	}
 	return false, false, nil
 }
 
 // lockMany locks and reads the targets in one pipelined round trip, in the
-// order given (a target's prepared lock statement, else item_lock), and
-// returns the items in the caller's order (by pos).
+// order given (each target's lock statement: the catalog check, then the
+// item), and returns the items in the caller's order (by pos).
 func (s *Store) lockMany(ctx context.Context, tx pgx.Tx, order []txTarget) ([]attr.Item, error) {
 	b := &pgx.Batch{}
 	for _, o := range order {
-		if o.stmts != nil {
-			b.Queue(o.stmts.data.LockSql, o.key, o.t.Version)
-		} else {
-			b.Queue(gen.ItemLock, o.t.ID, o.key, version(o.t))
-		}
+		st := o.stmts.lock(o.key)
+		b.Queue(st.sql, st.args...)
 	}
 	raws := make([][]byte, len(order))
 	dest := make([]any, len(order))

@@ -17,7 +17,7 @@ import (
 // (queue_apply.go), one batch per transaction. It steps again while its
 // batches are full or this process's writers queue more (workerSession),
 // then waits for a wake from those writers (wakeWorkers), a notification
-// (LISTEN: writes of the item functions and of processes without workers)
+// (LISTEN: writes of processes without workers)
 // or pollInterval, whichever comes first: the poll catches other
 // processes' writes, notifications sent while it was disconnected, and
 // rows whose pass-over ended. Workers of several processes share the
@@ -145,7 +145,7 @@ func (s *Store) workerStep(ctx context.Context, conn *pgx.Conn, name string) (cl
 	return r.claimed, nil
 }
 
-// enqueueStatement is the statement a prepared write queues an item with:
+// enqueueStatement is the statement a write queues an item with:
 // without a notification when this process has workers, which the writer
 // wakes itself after its commit (wakeWorkers); workers of other processes
 // find the rows on their poll, if this process's have not applied them
@@ -181,7 +181,7 @@ func (s *Store) signalWake() {
 }
 
 // waitWork returns after a wake (wakeWorkers), a notification (a write
-// through the item functions, or from a process without workers; one
+// from a process without workers; one
 // received during the last step returns at once, as the step may have
 // missed its row), or pollInterval.
 func (s *Store) waitWork(ctx context.Context, conn *pgx.Conn) error {
