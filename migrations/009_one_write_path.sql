@@ -1,17 +1,18 @@
--- 009_one_write_path: one write path per item write on PostgreSQL. Every
--- item write now runs the per-table statements pgstore prepares
--- (sql/functions/items.sql: item_write_sql, index_write_sql; stream.sql:
--- stream_record_sql), and the indexing rules (which items an index holds,
--- and what of them) have one definition, dynamopg.index_row_sql
--- (catalog.sql), from which every statement that writes index rows is
--- built. This drops the PL/pgSQL functions that wrote items, maintained
--- their indexes, queued them and recorded their stream changes inside the
--- database, and the copy of the indexing rules that index_row_sql
--- replaces. It also drops the earlier signatures the code package used to
--- drop on every install. Migrations run before the code package is
--- installed (pgstore.Migrate), which then creates the functions that
--- remain, among them those dropped here only to change their result
--- columns (item_write_sql, queue_table_def).
+-- 009_one_write_path: one write path per item write on PostgreSQL, and
+-- one queue pass. Every item write now runs the per-table statements
+-- pgstore prepares (sql/functions/items.sql: item_write_sql,
+-- index_write_sql; stream.sql: stream_record_sql), the indexing rules
+-- (which items an index holds, and what of them) have one definition,
+-- dynamopg.index_row_sql (catalog.sql), from which every statement that
+-- writes index rows is built, and the queue workers' set-based pass is
+-- pgstore's (queue_apply.go). This drops the PL/pgSQL functions that wrote
+-- items, maintained their indexes, queued them and recorded their stream
+-- changes inside the database, the PL/pgSQL queue pass, and the copy of the
+-- indexing rules that index_row_sql replaces. It also drops the earlier
+-- signatures the code package used to drop on every install. Migrations
+-- run before the code package is installed (pgstore.Migrate), which then
+-- creates the functions that remain, among them those dropped here only to
+-- change their result columns (item_write_sql, queue_table_def).
 
 -- The item functions.
 DROP FUNCTION IF EXISTS dynamopg.item_lock_def(jsonb, jsonb);
@@ -31,6 +32,10 @@ DROP FUNCTION IF EXISTS dynamopg.stream_spec(jsonb);
 DROP FUNCTION IF EXISTS dynamopg.stream_enabled(jsonb);
 -- item_write_sql gained record_sql, put_stream_sql and remove_stream_sql.
 DROP FUNCTION IF EXISTS dynamopg.item_write_sql(jsonb);
+
+-- The PL/pgSQL queue pass.
+DROP FUNCTION IF EXISTS dynamopg.queue_run(text);
+DROP FUNCTION IF EXISTS dynamopg.queue_apply_many(bigint, jsonb[]);
 
 -- The indexing rules' second copy.
 DROP FUNCTION IF EXISTS dynamopg.index_indexable(jsonb, jsonb);

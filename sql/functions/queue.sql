@@ -1,9 +1,10 @@
 -- queue.sql: the asynchronous index propagation queue (table
--- dynamopg.index_queue, migration 002). Writers enqueue one row per changed
--- item in their own transaction (pgstore's writes, the QueueEnqueueKey
--- query); a worker step claims a batch (queue_claim_batch) and applies its
--- items (queue_run in PL/pgSQL; pgstore's workers run the set-based part in
--- Go, queue_apply.go).
+-- dynamopg.index_queue, migration 002). Writers queue one row per changed
+-- item in their own transaction (pgstore's prepared writes, the
+-- QueueEnqueueKey query); a worker step claims a batch (queue_claim_batch),
+-- applies the items it can lock at once in a set-based pass (pgstore's
+-- queue_apply.go, on the statements of queue_apply_sql and index_write_sql)
+-- and the rows that pass left one item at a time (queue_apply_rest).
 --
 -- Correctness does not depend on order: applying a row writes the item's
 -- CURRENT state (read under its row lock) to the async indexes, never an
@@ -12,8 +13,10 @@
 -- read the item after the row's writer committed: queue_apply collects the
 -- item's rows in one statement *before* it reads the item in a later one
 -- (READ COMMITTED gives each statement a newer snapshot), and deletes only
--- those. Two applies of one item never overlap: all of an item's rows are in
--- one partition, and a partition is worked by one transaction at a time.
+-- those; the set-based pass deletes only rows it claimed, whose writers
+-- committed before the claim. Two applies of one item never overlap: all
+-- of an item's rows are in one partition, and a partition is worked by one
+-- transaction at a time.
 
 -- queue_partitions is the number of queue partitions. Changing it would
 -- split an item's pending rows between two partitions: don't, while rows
@@ -134,64 +137,6 @@ BEGIN
 END;
 $$;
 
--- queue_apply_many is queue_apply for many items of one table, set-based,
--- never waiting for an item: the items it can lock at once (FOR UPDATE SKIP
--- LOCKED) and those absent get their current state written to every async
--- index in one DELETE and one INSERT per index (index_rows_write_many), and
--- their queued rows collected before they were read are deleted. Items a
--- writer holds are left, their rows untouched, for queue_apply. It returns
--- how many items it applied (locked or absent); a table gone, or left
--- without async indexes, has the rows of p_keys consumed and returns 0.
--- The order of statements is queue_apply's: rows, catalog, then items.
-CREATE OR REPLACE FUNCTION dynamopg.queue_apply_many(p_table bigint, p_keys jsonb[])
-RETURNS int
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_ids    bigint[];
-    v_def    jsonb;
-    v_rel    text := 't_' || p_table;
-    v_items  jsonb[];
-    v_done   jsonb[];
-    v_absent jsonb[];
-    v_ix     jsonb;
-BEGIN
-    SELECT array_agg(q.id) INTO v_ids
-      FROM dynamopg.index_queue q
-     WHERE q.table_id = p_table AND q.key = ANY (p_keys);
-    LOCK TABLE dynamopg.tables IN ROW SHARE MODE;
-    SELECT t.def INTO v_def FROM dynamopg.tables t
-     WHERE t.id = p_table AND t.status <> 'DELETING' FOR KEY SHARE;
-    IF v_def IS NULL OR NOT dynamopg.has_async_index(v_def) THEN
-        DELETE FROM dynamopg.index_queue q WHERE q.id = ANY (v_ids);
-        RETURN 0;
-    END IF;
-    -- The items nobody holds, locked.
-    EXECUTE format('SELECT array_agg(l.item) FROM (SELECT item FROM dynamopg_data.%I '
-                   'WHERE %s FOR UPDATE SKIP LOCKED) l',
-                   v_rel, dynamopg.keys_in_sql(v_def, '$1::jsonb[]'))
-       INTO v_items USING p_keys;
-    SELECT array_agg(dynamopg.queue_key(v_def, i)) INTO v_done FROM unnest(v_items) i;
-    -- The items absent, in a later statement: a row skipped above because
-    -- its writer holds it exists (or is being inserted: then its writer
-    -- queues a row of its own, after these).
-    EXECUTE format('SELECT array_agg(u.item) FROM unnest($1::jsonb[]) u(item) '
-                   'WHERE NOT (u.item = ANY (coalesce($2, ''{}''::jsonb[]))) '
-                   'AND NOT EXISTS (SELECT 1 FROM dynamopg_data.%I d WHERE %s)',
-                   v_rel, dynamopg.key_where_sql(v_def, 'u.item'))
-       INTO v_absent USING p_keys, v_done;
-    v_done := coalesce(v_done, '{}') || coalesce(v_absent, '{}');
-    IF cardinality(v_done) = 0 THEN
-        RETURN 0;
-    END IF;
-    FOR v_ix IN SELECT e FROM jsonb_array_elements(coalesce(v_def->'indexes', '[]')) e
-                 WHERE dynamopg.index_async(e) LOOP
-        PERFORM dynamopg.index_rows_write_many(v_def, v_ix, v_done, v_items);
-    END LOOP;
-    DELETE FROM dynamopg.index_queue q WHERE q.id = ANY (v_ids) AND q.key = ANY (v_done);
-    RETURN cardinality(v_done);
-END;
-$$;
-
 -- queue_pass_over sets aside every queued row of one item for p_ms
 -- milliseconds from now (the clock, not the transaction start: the caller
 -- may have waited for a lock), recording why.
@@ -309,48 +254,8 @@ BEGIN
 END;
 $$;
 
--- queue_run is one worker step in one call, one transaction: the batch of
--- queue_claim_batch, applied set-based per table (queue_apply_many), which
--- skips the items writers hold, then the rows left one item at a time
--- (queue_apply_rest). pgstore's workers run the same three parts with the
--- set-based pass in Go on prepared statements (queue_apply.go); this is the
--- step for psql, and the reference the tests hold that pass to. part is the
--- first partition it took, NULL when nothing was claimable.
-CREATE OR REPLACE FUNCTION dynamopg.queue_run(p_worker text,
-    OUT part int, OUT claimed int, OUT applied int, OUT passed int)
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_batch record := dynamopg.queue_claim_batch(p_worker);
-    v_rest  record;
-    v_table bigint;
-BEGIN
-    part := v_batch.part;
-    claimed := cardinality(v_batch.ids);
-    applied := 0;
-    passed := 0;
-    IF part IS NULL THEN
-        RETURN;
-    END IF;
-    FOR v_table IN SELECT DISTINCT t FROM unnest(v_batch.tables) t LOOP
-        BEGIN
-            applied := applied + dynamopg.queue_apply_many(v_table,
-                ARRAY(SELECT DISTINCT k FROM unnest(v_batch.tables, v_batch.keys) u(t, k) WHERE u.t = v_table));
-        EXCEPTION
-            WHEN OTHERS THEN
-                -- Undone; the rows go one at a time below, where an error
-                -- is the item's own.
-                RAISE WARNING 'dynamopg: queue: set apply of table % failed: % (%)',
-                    v_table, SQLERRM, SQLSTATE;
-        END;
-    END LOOP;
-    v_rest := dynamopg.queue_apply_rest(v_batch.ids, v_batch.tables, v_batch.keys, applied > 0);
-    applied := applied + v_rest.applied;
-    passed := v_rest.passed;
-END;
-$$;
-
 -- queue_table_def is the set-based pass's catalog read for one table of a
--- batch (queue_apply_many's): the table lock first, in its own statement,
+-- batch (pgstore's queue_apply.go): the table lock first, in its own statement,
 -- as table_def does, then the definition, the row locked FOR KEY SHARE
 -- against TableDelete's drop. NULL when the table is gone or DELETING (its
 -- rows are then consumed).
@@ -368,8 +273,8 @@ END;
 $$;
 
 -- queue_apply_sql is the text of the statements pgstore prepares for the
--- set-based pass over the items of table p_def (queue_apply_many's), the
--- index rows then written with index_write_sql's:
+-- set-based pass over the items of table p_def (queue_apply.go), the index
+-- rows then written with index_write_sql's:
 --
 --   lock_sql    $1 keys (jsonb[]): the items nobody holds, locked FOR
 --               UPDATE SKIP LOCKED

@@ -555,7 +555,7 @@ func TestBuildQueueRowsAfterBackfill(t *testing.T) {
 		"INSERT INTO dynamopg.index_queue (table_id, part, key) SELECT table_id, part, key FROM dynamopg.index_queue WHERE id % 3 = 0"); err != nil {
 		t.Fatal(err)
 	}
-	drainBySQL(t, s)
+	drain(t, s)
 	requireActiveExact(t, s, "t", "gh", "after the late queue rows")
 	t.Logf("%d queue rows were pending after the backfill", pending)
 }

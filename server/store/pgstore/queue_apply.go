@@ -12,26 +12,25 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// A worker step is dynamopg.queue_run's three parts, in one transaction on
-// the worker's connection: the claim (queue_claim_batch, PL/pgSQL), the
-// set-based pass per table, here, and the rows that pass left, one item at
-// a time (queue_apply_rest, PL/pgSQL). The set-based pass is
-// queue_apply_many's, on statements pgx prepares once per connection
+// A worker step is three parts, in one transaction on the worker's
+// connection: the claim (queue_claim_batch, PL/pgSQL), the set-based pass
+// per table, here, and the rows that pass left, one item at a time
+// (queue_apply_rest, PL/pgSQL, with its lock timeouts and pass-over). The
+// set-based pass runs on statements pgx prepares once per connection
 // (queue_apply_sql's, and index_write_sql's for each async index, which
 // build the index rows from the one definition of the indexing rules,
-// index_row_sql) with the key hashes computed in Go, as the prepared writes
-// do (prepared.go): the PL/pgSQL pass planned its dynamic SQL for
-// every table of every batch, which at 1,000 writes/s cost more than the
-// writes it applied. The statements are pipelined: a step that applies
-// every item of one table is three round trips (BEGIN and the claim; the
-// savepoint, the catalog and the item locks; the index rows, the queue rows,
-// the release and COMMIT).
+// index_row_sql) with the key hashes computed in Go, as the writes do
+// (prepared.go): a pass in PL/pgSQL planned its dynamic SQL for every
+// table of every batch, which at 1,000 writes/s cost more than the writes
+// it applied. The statements are pipelined: a step that applies every item
+// of one table is three round trips (BEGIN and the claim; the savepoint,
+// the catalog and the item locks; the index rows, the queue rows, the
+// release and COMMIT).
 //
 // Only claimed rows are deleted, and only those of items the pass read: a
 // claimed row's writer committed before the claim, so before the item was
-// read. (queue_apply_many also deletes the unclaimed rows of the same
-// items, collected in a statement of their own first; those are left here
-// for a later batch, which finds the index rows already right.)
+// read. Unclaimed rows of the same items are left for a later batch, which
+// finds the index rows already right.
 
 // queueStep is the outcome of one worker step.
 type queueStep struct {
@@ -158,8 +157,8 @@ type setResult struct {
 	ended   bool     // the step's transaction ended (COMMIT ran, or failed)
 }
 
-// queueApplySet is queue_apply_many for the claimed rows of one table, in a
-// savepoint: the items nobody holds and those absent get their current state
+// queueApplySet is the set-based pass over the claimed rows of one table, in
+// a savepoint: the items nobody holds and those absent get their current state
 // written to every async index, and their rows are deleted. Items a writer
 // holds are left, their rows untouched. On an error nothing of it is left
 // (the savepoint is rolled back). A table gone, or left without async

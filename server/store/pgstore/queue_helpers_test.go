@@ -200,21 +200,22 @@ func (h warnHandler) Handle(context.Context, slog.Record) error {
 func (h warnHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h warnHandler) WithGroup(string) slog.Handler      { return h }
 
-// drainBySQL applies the whole queue by calling dynamopg.queue_run directly
-// (for stores opened without workers).
-func drainBySQL(t testing.TB, s *pgstore.Store) {
+// drain applies the whole queue by running the workers' step
+// (pgstore.QueueStep: the claim, the set-based pass, the rest) until
+// nothing is claimable (for stores opened without workers).
+func drain(t testing.TB, s *pgstore.Store) {
 	t.Helper()
 	ctx := context.Background()
 	for range 10000 {
-		var part *int32
-		if err := s.Pool().QueryRow(ctx, "SELECT part FROM dynamopg.queue_run('test')").Scan(&part); err != nil {
+		part, _, _, _, err := s.QueueStep(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if part == nil {
+		if part < 0 {
 			return
 		}
 	}
-	t.Fatal("queue_run never ran dry")
+	t.Fatal("the queue never ran dry")
 }
 
 // enqueue queues a row for the item with key (jsonb text) of table, as a

@@ -110,7 +110,7 @@ func TestQueueOutOfOrder(t *testing.T) {
 	}
 	apply()
 	requireExact(t, s, tb, ix, "after newer writes and stale rows")
-	drainBySQL(t, s)
+	drain(t, s)
 	requireExact(t, s, tb, ix, "after draining")
 }
 
@@ -294,7 +294,7 @@ func TestQueueMixed(t *testing.T) {
 	if d := indexDiff(t, s, tb, &tb.Indexes[1]); d == "" {
 		t.Error("async index exact with no worker running")
 	}
-	drainBySQL(t, s)
+	drain(t, s)
 	requireExact(t, s, tb, &tb.Indexes[1], "async index after draining")
 }
 
@@ -355,23 +355,16 @@ func TestQueueWorkers(t *testing.T) {
 	}
 }
 
-// TestQueueRunSetBased: one worker step takes rows of every partition and
-// applies their items set-based on a table with two async indexes, with
-// puts, index-key changes, items leaving an index, and deletes among them;
-// an item a client holds is left with its rows queued, not waited for, and
-// converges after the client commits. Both steps: dynamopg.queue_run (the
-// pass in PL/pgSQL, queue_apply_many) and the workers' (the pass in Go).
-func TestQueueRunSetBased(t *testing.T) {
+// TestQueueStepSetBased: one worker step (the claim, the set-based pass,
+// the rest: pgstore.QueueStep, the workers' step) takes rows of every
+// partition and applies their items set-based on a table with two async
+// indexes, with puts, index-key changes, items leaving an index, and
+// deletes among them; an item a client holds is left with its rows queued,
+// not waited for, and converges after the client commits.
+func TestQueueStepSetBased(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	bySQL := func(t *testing.T, s *pgstore.Store) (part *int32, claimed, applied, passed int) {
-		if err := s.Pool().QueryRow(ctx, "SELECT part, claimed, applied, passed FROM dynamopg.queue_run('test')").
-			Scan(&part, &claimed, &applied, &passed); err != nil {
-			t.Fatal(err)
-		}
-		return part, claimed, applied, passed
-	}
-	byGo := func(t *testing.T, s *pgstore.Store) (part *int32, claimed, applied, passed int) {
+	step := func(t *testing.T, s *pgstore.Store) (part *int32, claimed, applied, passed int) {
 		p, claimed, applied, passed, err := s.QueueStep(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -381,15 +374,10 @@ func TestQueueRunSetBased(t *testing.T) {
 		}
 		return part, claimed, applied, passed
 	}
-	for name, step := range map[string]func(*testing.T, *pgstore.Store) (*int32, int, int, int){"sql": bySQL, "go": byGo} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			testQueueRunSetBased(t, step)
-		})
-	}
+	testQueueStepSetBased(t, step)
 }
 
-func testQueueRunSetBased(t *testing.T, step func(*testing.T, *pgstore.Store) (*int32, int, int, int)) {
+func testQueueStepSetBased(t *testing.T, step func(*testing.T, *pgstore.Store) (*int32, int, int, int)) {
 	ctx := context.Background()
 	s := openStore(t, freshURL(t), pgstore.Options{Workers: -1})
 	keys := asyncGSI("k", "KEYS_ONLY")
