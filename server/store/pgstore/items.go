@@ -181,22 +181,3 @@ func runBatch(ctx context.Context, conn batchSender, b *pgx.Batch, dest ...any) 
 	}
 	return first
 }
-
-// itemStore writes fn's result in tx (ItemTransact). A write that did not
-// take effect (the insert found the key taken, or the locked row vanished,
-// which cannot happen) is errLostInsert: start over.
-func itemStore(ctx context.Context, tx pgx.Tx, o txTarget, old, nu attr.Item) error {
-	w, err := o.stmts.store(o.key, old, nu, false)
-	if err != nil || w.sql == "" {
-		return err
-	}
-	var ok bool
-	b := &pgx.Batch{}
-	if err := runBatch(ctx, tx, b, w.queue(b, nil, &ok)...); err != nil {
-		return err
-	}
-	if !ok {
-		return errLostInsert
-	}
-	return nil
-}

@@ -63,10 +63,10 @@ func (s *Store) withWriteStmts(ctx context.Context, order []txTarget) error {
 // target's catalog row FOR KEY SHARE and its item FOR UPDATE (pipelined, in
 // lockOrder), calls fn with the items in the caller's order, then writes
 // fn's answer for each target in lockOrder through the statements ItemWrite
-// uses (index, queue and stream statements included). Lost insert races,
-// deadlocks and serialization failures roll back and start over, up to
-// writeAttempts transactions, then ErrConflict; fn's error is returned as
-// is.
+// uses (index, queue and stream statements included), all of them in one
+// pipeline, and commits. Lost insert races, deadlocks and
+// serialization failures roll back and start over, up to writeAttempts
+// transactions, then ErrConflict; fn's error is returned as is.
 func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
 	order := lockOrder(targets)
 	if err := s.withWriteStmts(ctx, order); err != nil {
@@ -116,7 +116,13 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 	if len(writes) != len(order) {
 		return false, false, fmt.Errorf("pgstore: item transact: %d writes for %d targets", len(writes), len(order))
 	}
-	for _, o := range order {
+	// Every target's write in one pipeline, in lockOrder. A write that does
+	// not take effect raises (item_write_sql), aborting the transaction
+	// before any later statement runs.
+	b := &pgx.Batch{}
+	var dest []any
+	oks := make([]bool, len(order))
+	for i, o := range order {
 		w := writes[o.pos]
 		var nu attr.Item
 		switch {
@@ -128,11 +134,28 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 		case w.Delete:
 			// nu stays nil
 		default:
+			oks[i] = true
 			continue // a check: the row lock (if any) made it atomic
 		}
-		if err := itemStore(ctx, tx, o, olds[o.pos], nu); err != nil {
-			return err == errLostInsert || retryable(err), false, wrap("item transact", err)
+		st, err := o.stmts.store(o.key, olds[o.pos], nu, false)
+		if err != nil {
+			return false, false, err
 		}
+		if st.sql == "" {
+			oks[i] = true
+			continue
+		}
+		dest = st.queue(b, dest, &oks[i])
+	}
+	if b.Len() > 0 {
+		if err := runBatch(ctx, tx, b, dest...); err != nil {
+			return retryable(err), false, wrap("item transact", err)
+		}
+	}
+	if slices.Contains(oks, false) {
+		// The insert found the key taken, or the locked row vanished
+		// (cannot happen): start over.
+		return true, false, wrap("item transact", errLostInsert)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return retryable(err), false, wrap("item transact", err)
