@@ -1,7 +1,7 @@
 -- 002_index_queue: the asynchronous index propagation queue. A write to a
 -- table with async indexes inserts one row naming the item here, in its own
--- transaction; workers (dynamopg.queue_run, sql/functions/queue.sql) write
--- the item's current state to those indexes and delete the row.
+-- transaction; workers (pgstore's worker steps, sql/functions/queue.sql)
+-- write the item's current state to those indexes and delete the row.
 
 -- index_queue holds one row per pending change of an item. part is
 -- dynamopg.queue_partition(table_id, key): all rows of one item share it, and

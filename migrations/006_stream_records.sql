@@ -1,6 +1,6 @@
 -- 006_stream_records: the DynamoDB Streams change log. Every write of an
 -- item of a table whose stream is enabled inserts one row here in its own
--- transaction (dynamopg.stream_write, sql/functions/stream.sql); the API
+-- transaction (dynamopg.stream_record_sql, sql/functions/stream.sql); the API
 -- serves them per (table_id, label) in seq order. Rows outlive their table
 -- (no foreign key): a dropped table's stream stays readable until its
 -- records are trimmed (24 hours, pgstore's trim loop).
