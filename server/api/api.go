@@ -99,7 +99,7 @@ func (a *API) Call(ctx context.Context, op string, r *Request) (any, error) {
 	if !ok {
 		return nil, UnknownOperationError()
 	}
-	if err := checkText(r.Body); err != nil {
+	if err := checkBody(r.Body); err != nil {
 		return nil, err
 	}
 	resolved := *r
@@ -119,7 +119,11 @@ func decode(body []byte, v any) error {
 	}
 	var ae *attr.Error
 	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
 	switch {
+	case errors.As(err, &se):
+		// Not JSON: the service's SerializationException has no message.
+		return SerializationError("")
 	case errors.As(err, &ae):
 		if ae.Serialization {
 			return SerializationError(ae.Msg)
@@ -128,7 +132,7 @@ func decode(body []byte, v any) error {
 	case errors.As(err, &te):
 		return SerializationError(typeErrorText(te))
 	default:
-		return SerializationError("Unexpected JSON in request")
+		return SerializationError("")
 	}
 }
 

@@ -53,7 +53,7 @@ func (a *API) CallStreams(ctx context.Context, op string, r *Request) (any, erro
 	if !ok {
 		return nil, UnknownOperationError()
 	}
-	if err := checkText(r.Body); err != nil {
+	if err := checkBody(r.Body); err != nil {
 		return nil, err
 	}
 	return h(ctx, r)
