@@ -246,6 +246,10 @@ func (s *Server) handle(c echo.Context) (err error) {
 		cl.outcomeUnknown = applied
 		return s.fail(c, cl, e, err)
 	}
+	if _, ok := out.(api.NoBody); ok {
+		s.done(cl, http.StatusOK, "", nil)
+		return writeJSON(c, http.StatusOK, nil)
+	}
 	buf := getResponseBuffer()
 	data, err := appendResponse(*buf, out)
 	if err != nil {

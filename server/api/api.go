@@ -45,6 +45,10 @@ type Request struct {
 	Host string
 }
 
+// NoBody is the result of an operation the service answers with an empty
+// body (TagResource, UntagResource): no JSON at all, not even {}.
+type NoBody struct{}
+
 // New returns the API over st.
 func New(st store.Store, log *slog.Logger, opts Options) *API {
 	if opts.IndexPropagation == "" {

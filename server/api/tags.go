@@ -237,7 +237,7 @@ func (a *API) tagResource(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{}, nil
+	return NoBody{}, nil
 }
 
 func (a *API) untagResource(ctx context.Context, r *Request) (any, error) {
@@ -283,7 +283,7 @@ func (a *API) untagResource(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{}, nil
+	return NoBody{}, nil
 }
 
 func (a *API) listTagsOfResource(ctx context.Context, r *Request) (any, error) {

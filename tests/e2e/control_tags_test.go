@@ -216,3 +216,36 @@ func TestControlTagsValidation(t *testing.T) {
 		}
 	})
 }
+
+// TagResource and UntagResource answer 200 with an empty body, as the
+// service does (issue 18, HTTP; alternator's test_tags_return_empty_body
+// passes on DynamoDB), and the SDK takes that answer.
+func TestControlTagsEmptyBody(t *testing.T) {
+	t.Parallel()
+	harness.EachShared(t, func(t *testing.T, s *harness.Server) {
+		t.Parallel()
+		c := s.Client()
+		name := createHashTable(t, c, "ctl_tagbody")
+		arn := tableArnOf(t, c, name)
+		for _, tc := range []struct{ op, body string }{
+			{"TagResource", `{"ResourceArn":"` + arn + `","Tags":[{"Key":"k","Value":"v"}]}`},
+			{"UntagResource", `{"ResourceArn":"` + arn + `","TagKeys":["k"]}`},
+		} {
+			resp, data := rawCall(t, s, tc.op, tc.body)
+			if resp.StatusCode != 200 || len(data) != 0 {
+				t.Errorf("%s: %d %q, want 200 and an empty body", tc.op, resp.StatusCode, data)
+			}
+			if got := resp.Header.Get("Content-Length"); got != "0" {
+				t.Errorf("%s: Content-Length %q, want 0", tc.op, got)
+			}
+			checkCRCAndType(t, tc.op, resp, data)
+		}
+		_, err := c.TagResource(harness.Ctx(t), &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: []types.Tag{tag("a", "b")}})
+		must(t, err)
+		_, err = c.UntagResource(harness.Ctx(t), &dynamodb.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: []string{"a"}})
+		must(t, err)
+		if got := listTags(t, c, arn); got != "" {
+			t.Errorf("tags after tag and untag through the SDK: %q", got)
+		}
+	})
+}
