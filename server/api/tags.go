@@ -143,20 +143,15 @@ func tagNotFound(arn string) *Error {
 	return newErr(nsDynamo, "ResourceNotFoundException", 400, "Requested resource not found: ResourceArn: "+arn+" not found")
 }
 
-// tagTable loads the table of a tag operation: missing (or not yet usable)
-// is the tag APIs' not-found text.
-func (a *API) tagTable(ctx context.Context, name, arn string) (*store.Table, error) {
-	t, err := a.store.TableGet(ctx, name)
-	if errors.Is(err, store.ErrTableNotFound) {
-		return nil, tagNotFound(arn)
-	}
-	if err != nil {
-		return nil, storeErr(err, "table get")
-	}
-	if t.Status == store.StatusCreating || t.Status == store.StatusDeleting {
-		return nil, tagNotFound(arn)
-	}
-	return t, nil
+// listTagsDenied is ListTagsOfResource's answer for the ARN of a table that
+// does not exist: the service authorizes the call against the resource
+// before it looks the table up, and a resource that does not exist grants
+// nothing, so it answers AccessDeniedException where TagResource and
+// UntagResource answer ResourceNotFoundException. The identity is the
+// ARN's account root: dynamopg has no IAM users.
+func listTagsDenied(arn string) *Error {
+	account := strings.SplitN(arn, ":", 6)[4]
+	return newErr(nsCoral, "AccessDeniedException", 400, "User: arn:aws:iam::"+account+":root is not authorized to perform: dynamodb:ListTagsOfResource on resource: "+arn)
 }
 
 // updateTags changes the table's tags under the catalog lock.
@@ -295,9 +290,15 @@ func (a *API) listTagsOfResource(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := a.tagTable(ctx, name, *in.ResourceArn)
+	t, err := a.store.TableGet(ctx, name)
+	if errors.Is(err, store.ErrTableNotFound) {
+		return nil, listTagsDenied(*in.ResourceArn)
+	}
 	if err != nil {
-		return nil, err
+		return nil, storeErr(err, "table get")
+	}
+	if t.Status == store.StatusCreating || t.Status == store.StatusDeleting {
+		return nil, tagNotFound(*in.ResourceArn)
 	}
 	tags := []tagOut{}
 	getOpt(t, optTags, &tags)

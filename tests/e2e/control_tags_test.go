@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -80,9 +81,21 @@ func TestControlTagsLifecycle(t *testing.T) {
 		// Tags live beside the table, not in its description, and go with it.
 		_, err = c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 		must(t, err)
+		if err := dynamodb.NewTableNotExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
 		_, err = c.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn)})
+		expectAPIError(t, err, "AccessDeniedException", listTagsDenied(arn))
+		_, err = c.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: []types.Tag{tag("a", "b")}})
 		expectAPIError(t, err, "ResourceNotFoundException", "Requested resource not found: ResourceArn: "+arn+" not found")
 	})
+}
+
+// listTagsDenied is ListTagsOfResource's answer for the ARN of a table that
+// does not exist (issue 18): AccessDeniedException, where TagResource and
+// UntagResource answer ResourceNotFoundException.
+func listTagsDenied(arn string) string {
+	return "User: arn:aws:iam::" + strings.Split(arn, ":")[4] + ":root is not authorized to perform: dynamodb:ListTagsOfResource on resource: " + arn
 }
 
 func TestControlTagsLimit(t *testing.T) {
@@ -202,6 +215,10 @@ func TestControlTagsValidation(t *testing.T) {
 			_, err = c.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(tc.arn), TagKeys: []string{"a"}})
 			expectAPIError(t, err, tc.code, tc.msg)
 			_, err = c.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(tc.arn)})
+			if tc.arn == missing {
+				expectAPIError(t, err, "AccessDeniedException", listTagsDenied(missing))
+				continue
+			}
 			expectAPIError(t, err, tc.code, tc.msg)
 		}
 		// Members the SDK requires, sent raw.
