@@ -376,8 +376,13 @@ func authError(e *auth.Error) *api.Error {
 	return &api.Error{Type: "com.amazon.coral.service#" + e.Name, Message: e.Message, Status: http.StatusBadRequest}
 }
 
+// bodyTooLarge refuses a body over MaxBodyBytes with 413, as the service
+// does (dynalite and alternator measured the status), whether the size was
+// declared or found while reading: the rest of the body is never read.
 func bodyTooLarge() *api.Error {
-	return api.ValidationError("Request size exceeded the maximum allowed size of %d bytes", MaxBodyBytes)
+	e := api.ValidationError("Request size exceeded the maximum allowed size of %d bytes", MaxBodyBytes)
+	e.Status = http.StatusRequestEntityTooLarge
+	return e
 }
 
 // regionOf reads the region from a SigV4 Authorization header's credential
