@@ -100,7 +100,7 @@ func NewWithConfig(st store.Store, log *slog.Logger, cfg Config) *Server {
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.protocolError
-	s.echo.Pre(s.headerLimit)
+	s.echo.Pre(s.cors, s.headerLimit)
 	s.echo.POST("/", s.handle)
 	s.echo.GET("/health", s.health)
 	s.echo.GET("/ready", s.ready)
