@@ -21,11 +21,16 @@ func readBody(r *http.Request) ([]byte, error) {
 	if r.ContentLength >= 0 {
 		limit = min(limit, r.ContentLength)
 	}
+	return readAtMost(r.Body, limit)
+}
+
+// readAtMost reads r to its end into a buffer that grows with the bytes
+// read, from 64 KB doubling up to limit+1: one byte past the limit proves
+// the input too long (errBodyTooLarge) without reading the rest.
+func readAtMost(r io.Reader, limit int64) ([]byte, error) {
 	buf := make([]byte, 0, min(limit, bodyChunk)+1)
 	for {
 		if len(buf) == cap(buf) {
-			// One byte past the limit proves a chunked body too long
-			// (net/http ends a body at its Content-Length).
 			if int64(len(buf)) > limit {
 				return nil, errBodyTooLarge
 			}
@@ -34,7 +39,7 @@ func readBody(r *http.Request) ([]byte, error) {
 			copy(grown, buf)
 			buf = grown
 		}
-		n, err := r.Body.Read(buf[len(buf):cap(buf)])
+		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if errors.Is(err, io.EOF) {
 			if int64(len(buf)) > limit {

@@ -153,6 +153,10 @@ type call struct {
 	// outcomeUnknown: a server fault after which the write may have been
 	// applied (fault); the client got a 500.
 	outcomeUnknown bool
+	// clientFault: a 500 the service answers to a client's mistake (a body
+	// not valid for its Content-Encoding); counted and logged as a client
+	// error, since nothing on the server failed.
+	clientFault bool
 }
 
 // table is the table the request names, for its log line.
@@ -222,6 +226,16 @@ func (s *Server) handle(c echo.Context) (err error) {
 			return s.fail(c, cl, authError(aerr), nil)
 		}
 		cl.akid = signed.AccessKeyID
+	}
+	if enc := req.Header.Get("Content-Encoding"); enc != "" {
+		var derr error
+		if body, derr = decodeBody(enc, body); derr != nil {
+			if errors.Is(derr, errBodyTooLarge) {
+				return s.fail(c, cl, bodyTooLarge(), nil)
+			}
+			cl.clientFault = true
+			return s.fail(c, cl, api.InternalServerError(), derr)
+		}
 	}
 	if !ok {
 		return s.fail(c, cl, api.UnknownOperationError(), nil)
@@ -295,6 +309,8 @@ func (s *Server) done(cl *call, status int, errType string, cause error) {
 	elapsed := time.Since(cl.start)
 	outcome := "success"
 	switch {
+	case cl.clientFault:
+		outcome = "client_error"
 	case status >= 500:
 		outcome = "server_error"
 	case errType == "ThrottlingException":
@@ -363,6 +379,16 @@ func (s *Server) writeError(c echo.Context, e *api.Error) error {
 
 func writeJSON(c echo.Context, status int, data []byte) error {
 	h := c.Response().Header()
+	if len(data) >= compressMinBytes {
+		if enc := acceptedEncoding(c.Request().Header.Get("Accept-Encoding")); enc != "" {
+			e := encoders.Get().(*encoder)
+			defer putEncoder(e)
+			if z, ok := e.compress(enc, data); ok {
+				data = z
+				h.Set("Content-Encoding", enc)
+			}
+		}
+	}
 	h.Set("Content-Type", "application/x-amz-json-1.0")
 	h.Set("x-amz-crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(data)), 10))
 	h.Set("Content-Length", strconv.Itoa(len(data)))
