@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -130,5 +131,45 @@ func TestNesting(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(deep(33)), &v); err == nil || err.Error() != MsgNesting {
 		t.Fatalf("33 levels: %v", err)
+	}
+}
+
+// SortSet orders numbers by value, as CompareNumbers does, for canonical
+// texts of every shape (signs, integer and fraction lengths, zero).
+func TestSortSetNumbers(t *testing.T) {
+	nums := []string{"0", "1", "-1", "10", "9", "-10", "-9", "0.5", "-0.5", "0.25", "-0.25", "100", "99.99", "-99.99",
+		"1.5", "1.05", "-1.05", "12345678901234567890123456789012345678", "0.00000001", "-0.00000001", "2", "1E+2", "1e-3"}
+	for i, n := range nums {
+		c, err := ParseNumber(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nums[i] = c
+	}
+	seen := map[string]bool{}
+	var uniq []string
+	for _, n := range nums {
+		if !seen[n] {
+			seen[n] = true
+			uniq = append(uniq, n)
+		}
+	}
+	for i := range uniq {
+		for j := range uniq {
+			want := CompareNumbers(uniq[i], uniq[j])
+			if got := compareCanonical(uniq[i], uniq[j]); got != want {
+				t.Errorf("compareCanonical(%s, %s) = %d, want %d", uniq[i], uniq[j], got, want)
+			}
+		}
+	}
+	v := Value{T: TypeNS, Strs: []string{"10", "9", "-1", "100", "0.5"}}
+	SortSet(&v)
+	if got := strings.Join(v.Strs, " "); got != "-1 0.5 9 10 100" {
+		t.Errorf("NS sorted: %s", got)
+	}
+	s := Value{T: TypeSS, Strs: []string{"b", "a", "é", "Z", "aa"}}
+	SortSet(&s)
+	if got := strings.Join(s.Strs, " "); got != "Z a aa b é" {
+		t.Errorf("SS sorted: %s", got)
 	}
 }

@@ -732,6 +732,7 @@ func (d *decoder) stringSet(t Type) ([]string, *Error) {
 		}
 		return nil, validationErr("One or more parameter values were invalid: Input collection [" + strings.Join(strs, ", ") + "] contains duplicates.")
 	}
+	SortSet(&Value{T: t, Strs: strs})
 	return strs, nil
 }
 
@@ -776,6 +777,7 @@ func (d *decoder) binarySet() ([][]byte, *Error) {
 		}
 		return nil, validationErr("One or more parameter values were invalid: Input collection [" + strings.Join(texts, ", ") + "]of type BS contains duplicates.")
 	}
+	SortSet(&Value{T: TypeBS, Bins: bins})
 	return bins, nil
 }
 

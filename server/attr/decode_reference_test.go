@@ -268,6 +268,13 @@ func refDecodeValue(data []byte, depth int) (Value, *Error) {
 				}
 				return Value{}, validationErr("One or more parameter values were invalid: Input collection [" + strings.Join(v.Strs, ", ") + "] contains duplicates.")
 			}
+			// Members in order: strings by bytes, numbers by value
+			// (parsed, unlike SortSet's comparison of canonical texts).
+			if t == TypeNS {
+				sort.SliceStable(v.Strs, func(i, j int) bool { return CompareNumbers(v.Strs[i], v.Strs[j]) < 0 })
+			} else {
+				sort.Strings(v.Strs)
+			}
 		case TypeBS:
 			l, err := refDecodeList(rv)
 			if err != nil {
@@ -295,6 +302,7 @@ func refDecodeValue(data []byte, depth int) (Value, *Error) {
 			if dup {
 				return Value{}, validationErr("One or more parameter values were invalid: Input collection [" + strings.Join(texts, ", ") + "]of type BS contains duplicates.")
 			}
+			sort.Slice(v.Bins, func(i, j int) bool { return bytes.Compare(v.Bins[i], v.Bins[j]) < 0 })
 		}
 	}
 	if n == 0 {

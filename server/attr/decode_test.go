@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -362,6 +363,12 @@ func randValue(r *rand.Rand, depth int) Value {
 				strs = append(strs, s)
 			}
 		}
+		// In the order the decoder puts them (sets.go).
+		if t == TypeNS {
+			sort.Slice(strs, func(i, j int) bool { return CompareNumbers(strs[i], strs[j]) < 0 })
+		} else {
+			sort.Strings(strs)
+		}
 		return Value{T: t, Strs: strs}
 	default:
 		seen := map[string]bool{}
@@ -373,6 +380,7 @@ func randValue(r *rand.Rand, depth int) Value {
 				bins = append(bins, b)
 			}
 		}
+		sort.Slice(bins, func(i, j int) bool { return bytes.Compare(bins[i], bins[j]) < 0 })
 		return Value{T: TypeBS, Bins: bins}
 	}
 }

@@ -42,7 +42,7 @@ func member(s attr.Value, i int) attr.Value {
 	return attr.Bin(s.Bins[i])
 }
 
-// setUnion returns a ∪ b (same set type), keeping a's order then b's new members.
+// setUnion returns a ∪ b (same set type), in the sets' order (attr.SortSet).
 func setUnion(a, b attr.Value) attr.Value {
 	out := a.Clone()
 	for i := 0; i < b.SetLen(); i++ {
@@ -56,10 +56,12 @@ func setUnion(a, b attr.Value) attr.Value {
 			out.Strs = append(out.Strs, m.S)
 		}
 	}
+	attr.SortSet(&out)
 	return out
 }
 
-// setDifference returns a \ b (same set type); the result may be empty.
+// setDifference returns a \ b (same set type), in a's order; the result may
+// be empty.
 func setDifference(a, b attr.Value) attr.Value {
 	out := attr.Value{T: a.T}
 	for i := 0; i < a.SetLen(); i++ {

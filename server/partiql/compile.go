@@ -1,7 +1,6 @@
 package partiql
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -229,15 +228,17 @@ func (c *Compiler) Const(e Expr) (attr.Value, error) {
 				strs = append(strs, v.S)
 			}
 		}
+		var set attr.Value
 		switch t {
 		case attr.TypeS:
-			sort.Strings(strs)
-			return attr.Value{T: attr.TypeSS, Strs: strs}, nil
+			set = attr.Value{T: attr.TypeSS, Strs: strs}
 		case attr.TypeN:
-			return attr.Value{T: attr.TypeNS, Strs: strs}, nil
+			set = attr.Value{T: attr.TypeNS, Strs: strs}
 		default:
-			return attr.Value{T: attr.TypeBS, Bins: bins}, nil
+			set = attr.Value{T: attr.TypeBS, Bins: bins}
 		}
+		attr.SortSet(&set)
+		return set, nil
 	}
 	return attr.Value{}, &Error{Msg: MsgWhereNotBoolean}
 }
