@@ -213,10 +213,17 @@ func validateExpected(conds map[string]legacyCondition) error {
 			if !argCountOK(op, len(vs)) {
 				return invalid("Invalid number of argument(s) for the %s ComparisonOperator", op)
 			}
-			if len(lc.AttributeValueList) > 0 {
-				if !sameType(vs) {
-					return invalid("AttributeValues inside AttributeValueList must be of same type")
+			if len(lc.AttributeValueList) > 0 && !sameType(vs) {
+				return invalid("AttributeValues inside AttributeValueList must be of same type")
+			}
+			if types, ok := scalarTypesFor[op]; ok {
+				for _, v := range vs {
+					if !hasType(types, v.T) {
+						return invalid("ComparisonOperator %s is not valid for %s AttributeValue type", op, v.T)
+					}
 				}
+			}
+			if len(lc.AttributeValueList) > 0 {
 				if op == "BETWEEN" && betweenReversed(vs) {
 					return ValidationError("The BETWEEN condition was provided a range where the lower bound is greater than the upper bound")
 				}

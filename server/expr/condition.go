@@ -66,10 +66,25 @@ func parseConditionTree(kind, expr string, ctx *Context) (*cond, *Error) {
 		}
 		return nil, p.syntaxError()
 	}
+	if root.operators() > MaxOperators {
+		return nil, invalid(kind, "The expression contains too many operators; operator count: %d", MaxOperators+1)
+	}
 	if err := validateCondition(kind, root, p.redundant, ctx); err != nil {
 		return nil, err
 	}
 	return root, nil
+}
+
+// operators counts the tree's operators: every node but a function call.
+func (c *cond) operators() int {
+	n := 0
+	if c.op != condCall {
+		n = 1
+	}
+	for _, k := range c.kids {
+		n += k.operators()
+	}
+	return n
 }
 
 // --- syntax ---

@@ -19,9 +19,13 @@ func validateCondition(kind string, root *cond, redundant bool, ctx *Context) *E
 	leaves := root.leaves(nil)
 	for _, l := range leaves {
 		for _, c := range l.calls() {
-			if _, ok := conditionFuncs[c.name]; !ok {
-				return invalid(kind, "Invalid function name; function: %s", c.name)
+			if _, ok := conditionFuncs[c.name]; ok {
+				continue
 			}
+			if _, ok := updateFuncs[c.name]; ok {
+				return invalid(kind, "The function is not allowed in a condition expression; function: %s", c.name)
+			}
+			return invalid(kind, "Invalid function name; function: %s", c.name)
 		}
 	}
 	for _, l := range leaves {
@@ -32,8 +36,8 @@ func validateCondition(kind string, root *cond, redundant bool, ctx *Context) *E
 	for _, l := range leaves {
 		for _, o := range l.operands() {
 			if o.kind == opPath {
-				if w, ok := firstReserved(o.raw); ok {
-					return invalid(kind, "Attribute name is a reserved keyword; reserved keyword: %s", w)
+				if err := checkPathWords(kind, o.raw); err != nil {
+					return err
 				}
 			}
 		}
@@ -125,9 +129,9 @@ func resolveOperands(kind string, ops []*operand, ctx *Context) *Error {
 	for _, o := range ops {
 		switch o.kind {
 		case opPath:
-			p, undefined, ok := resolvePath(o.raw, ctx)
-			if !ok {
-				return invalid(kind, "An expression attribute name used in the document path is not defined; attribute name: %s", undefined)
+			p, err := resolvePath(kind, o.raw, ctx)
+			if err != nil {
+				return err
 			}
 			o.path = p
 		case opValue:
@@ -168,12 +172,41 @@ func (c *cond) check(kind string, ctx *Context) *Error {
 			return err
 		}
 	}
+	if err := c.checkOrderedOperands(kind); err != nil {
+		return err
+	}
 	switch c.op {
 	case condBetween:
 		return checkBetween(kind, c.args[1], c.args[2])
 	case condIn:
 		if n := len(c.args) - 1; n > MaxInOperands {
 			return invalid(kind, "The IN operator is provided with too many operands; number of operands: %d", n)
+		}
+	}
+	return nil
+}
+
+// checkOrderedOperands refuses an operand that cannot be ordered where an
+// order is needed: <, <=, >, >= and BETWEEN compare strings, numbers and
+// binaries only, so a list, map, set, boolean or null given as a value (or
+// the number size() returns, where that is wrong) is the request's mistake,
+// not a condition that is false. A document path's type is the item's, and
+// decides only the outcome.
+func (c *cond) checkOrderedOperands(kind string) *Error {
+	var op string
+	switch {
+	case c.op == condBetween:
+		op = "BETWEEN"
+	case c.op == condCompare && c.cmp != "=" && c.cmp != "<>":
+		op = c.cmp
+	default:
+		return nil
+	}
+	for _, a := range c.args {
+		switch t := a.staticType(true); t {
+		case attr.TypeNone, attr.TypeS, attr.TypeN, attr.TypeB:
+		default:
+			return invalid(kind, "Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
 		}
 	}
 	return nil

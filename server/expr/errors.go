@@ -26,6 +26,19 @@ const MaxExpressionSize = 4096
 // MaxInOperands is the most operands the right side of IN may have.
 const MaxInOperands = 100
 
+// MaxOperators is the most operators (comparisons, BETWEEN, IN, AND, OR,
+// NOT; not parentheses, not functions) a condition may have. The service
+// says "operator count: 301" whatever the count: it stops at the first one
+// too many (alternator's test_deeply_nested_expression_2).
+const MaxOperators = 300
+
+// MaxPathDepth is the most elements a document path may have, the
+// top-level name included.
+const MaxPathDepth = 32
+
+// maxListIndex is the largest list index an expression may name (a Java int).
+const maxListIndex = 1<<31 - 1
+
 // Texts of errors found while applying or evaluating, without a kind prefix.
 const (
 	MsgAttributeMissing  = "The provided expression refers to an attribute that does not exist in the item"

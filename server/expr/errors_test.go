@@ -66,6 +66,24 @@ func TestConditionErrors(t *testing.T) {
 		{"a between :n10 and :b", "Invalid ConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:10}, upper bound operand: AttributeValue: {N:1}"},
 		{"a in (" + strings.TrimSuffix(strings.Repeat(":a,", 101), ",") + ")", "Invalid ConditionExpression: The IN operator is provided with too many operands; number of operands: 101"},
 		{"a = :a" + strings.Repeat(" ", 4096), "Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 4102"},
+		// Operands that cannot be ordered, given as values (issue 18).
+		{"a < :j", "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: <, operand type: L"},
+		{":i >= a", "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: >=, operand type: M"},
+		{"a <= :f", "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: <=, operand type: SS"},
+		{"a > :d", "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: >, operand type: BOOL"},
+		{"a between :g and :g", "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: NS"},
+		{":e between a and b", "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: NULL"},
+		// Update functions are known, but not in a condition.
+		{"if_not_exists(a, :a) = :a", "Invalid ConditionExpression: The function is not allowed in a condition expression; function: if_not_exists"},
+		{"a = :a and list_append(a, :j) = :j", "Invalid ConditionExpression: The function is not allowed in a condition expression; function: list_append"},
+		// Limits.
+		{"a" + strings.Repeat(".b", 32) + " = :a", "Invalid ConditionExpression: The document path has too many nesting levels; nesting levels: 33"},
+		{"a" + strings.Repeat("[0]", 32) + " = :a", "Invalid ConditionExpression: The document path has too many nesting levels; nesting levels: 33"},
+		{"a[2147483648] = :a", "Invalid ConditionExpression: List index is not within the allowable range; index: [2147483648]"},
+		{"a[99999999999999999999999] = :a", "Invalid ConditionExpression: List index is not within the allowable range; index: [99999999999999999999999]"},
+		{"a[00000000001] = :a", "Invalid ConditionExpression: List index is not within the allowable range; index: [00000000001]"},
+		{strings.Repeat("not ", 1000) + "a<b", "Invalid ConditionExpression: The expression contains too many operators; operator count: 301"},
+		{"a<b " + strings.Repeat("or (a<b ", 150) + strings.Repeat(")", 150), "Invalid ConditionExpression: The expression contains too many operators; operator count: 301"},
 	}
 	for _, c := range cases {
 		_, err := ParseCondition(KindCondition, c.expr, ctx(t, testNames, testValues))
@@ -96,6 +114,11 @@ func TestConditionValid(t *testing.T) {
 		"a\t=\n:a",
 		"a in (" + strings.TrimSuffix(strings.Repeat(":a,", 100), ",") + ")",
 		":a = :a",
+		"a" + strings.Repeat(".b", 31) + " = :a",
+		"a[2147483647] = :a",
+		"a < :a AND b > :b AND c <= :c AND size(c) >= :b",
+		"a<b " + strings.Repeat("or (a<b ", 149) + strings.Repeat(")", 149),
+		strings.Repeat("not ", 299) + "a = :a",
 	} {
 		if _, err := ParseCondition(KindCondition, e, ctx(t, testNames, testValues)); err != nil {
 			t.Errorf("%q: %v", e, err)

@@ -37,7 +37,7 @@ func TestEval(t *testing.T) {
 		{"s < :abd", true}, {"s <= :abc", true}, {"s > :ab", true}, {"s >= :abd", false},
 		{"n > :9", true}, {"n2 < :10", true}, {"n >= :10", true}, {"n <= :9", false},
 		{"b > :b12", true}, {"b < :b2", true},
-		{"s < :10", false}, {"s > :10", false}, {"t < :true", false}, {"ss >= :ss", false},
+		{"s < :10", false}, {"s > :10", false}, {"t < b", false}, {"ss >= ns", false},
 		{"nope < :10", false}, {"nope >= :10", false},
 		{"s < s2", true}, {"s2 > s", true},
 		// BETWEEN, IN.

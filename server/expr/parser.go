@@ -120,8 +120,10 @@ func (p *parser) syntaxError() *Error {
 // are resolved.
 type rawElem struct {
 	text    string // identifier, or "#placeholder"
-	index   int
+	index   int    // -1: past maxListIndex
 	isIndex bool
+	// indexText is the index as written, for the out-of-range message.
+	indexText string
 }
 
 func (e rawElem) isPlaceholder() bool { return !e.isIndex && strings.HasPrefix(e.text, "#") }
@@ -153,18 +155,15 @@ func (p *parser) path() ([]rawElem, bool) {
 				return out, true
 			}
 			ix, err := strconv.Atoi(n.text)
-			if err != nil {
-				// Far larger than any list the service can store.
-				p.fail()
-				p.restore(st)
-				return out, true
+			if err != nil || len(n.text) > 10 || ix > maxListIndex {
+				ix = -1 // refused by checkPathWords, in the service's order
 			}
 			p.pos++
 			if !p.punct("]") {
 				p.restore(st)
 				return out, true
 			}
-			out = append(out, rawElem{index: ix, isIndex: true})
+			out = append(out, rawElem{index: ix, isIndex: true, indexText: n.text})
 		default:
 			return out, true
 		}

@@ -107,9 +107,10 @@ func (p Path) Get(item attr.Item) (attr.Value, bool) {
 	return v, true
 }
 
-// resolvePath replaces #placeholders by their names, marking them used. ok is
-// false with the first undefined placeholder.
-func resolvePath(raw []rawElem, ctx *Context) (Path, string, bool) {
+// resolvePath replaces #placeholders by their names, marking them used, and
+// refuses the first undefined placeholder, then a path of more than
+// MaxPathDepth elements.
+func resolvePath(kind string, raw []rawElem, ctx *Context) (Path, *Error) {
 	out := make(Path, len(raw))
 	for i, e := range raw {
 		switch {
@@ -118,24 +119,34 @@ func resolvePath(raw []rawElem, ctx *Context) (Path, string, bool) {
 		case e.isPlaceholder():
 			n, ok := ctx.name(e.text)
 			if !ok {
-				return nil, e.text, false
+				return nil, invalid(kind, "An expression attribute name used in the document path is not defined; attribute name: %s", e.text)
 			}
 			out[i] = PathElem{Name: n}
 		default:
 			out[i] = PathElem{Name: e.text}
 		}
 	}
-	return out, "", true
+	if len(out) > MaxPathDepth {
+		return nil, invalid(kind, "The document path has too many nesting levels; nesting levels: %d", len(out))
+	}
+	return out, nil
 }
 
-// firstReserved returns the first bare name of the path that is a reserved word.
-func firstReserved(raw []rawElem) (string, bool) {
+// checkPathWords refuses, in the path's order, a bare name that is a
+// reserved word or a list index past a Java int (more than ten digits, or
+// above 2147483647).
+func checkPathWords(kind string, raw []rawElem) *Error {
 	for _, e := range raw {
-		if !e.isIndex && !e.isPlaceholder() && isReserved(e.text) {
-			return e.text, true
+		switch {
+		case e.isIndex:
+			if e.index < 0 {
+				return invalid(kind, "List index is not within the allowable range; index: [%s]", e.indexText)
+			}
+		case !e.isPlaceholder() && isReserved(e.text):
+			return invalid(kind, "Attribute name is a reserved keyword; reserved keyword: %s", e.text)
 		}
 	}
-	return "", false
+	return nil
 }
 
 // checkOverlaps refuses, in the service's words, two paths where one is a

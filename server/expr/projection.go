@@ -35,15 +35,15 @@ func ParseProjection(expr string, ctx *Context) (*Projection, error) {
 	// Checked in the service's order: reserved words, undefined names,
 	// overlapping paths.
 	for _, raw := range raws {
-		if w, ok := firstReserved(raw); ok {
-			return nil, invalid(KindProjection, "Attribute name is a reserved keyword; reserved keyword: %s", w)
+		if err := checkPathWords(KindProjection, raw); err != nil {
+			return nil, err
 		}
 	}
 	paths := make([]Path, len(raws))
 	for i, raw := range raws {
-		path, undefined, ok := resolvePath(raw, ctx)
-		if !ok {
-			return nil, invalid(KindProjection, "An expression attribute name used in the document path is not defined; attribute name: %s", undefined)
+		path, err := resolvePath(KindProjection, raw, ctx)
+		if err != nil {
+			return nil, err
 		}
 		paths[i] = path
 	}

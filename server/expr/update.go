@@ -150,8 +150,8 @@ func (u *Update) validate(clauses []string, ctx *Context) *Error {
 	}
 	for _, o := range ops {
 		if o.kind == opPath {
-			if w, ok := firstReserved(o.raw); ok {
-				return invalid(KindUpdate, "Attribute name is a reserved keyword; reserved keyword: %s", w)
+			if err := checkPathWords(KindUpdate, o.raw); err != nil {
+				return err
 			}
 		}
 	}
@@ -170,9 +170,9 @@ func (u *Update) validate(clauses []string, ctx *Context) *Error {
 	}
 	for _, o := range ops {
 		if o.kind == opPath {
-			p, undefined, ok := resolvePath(o.raw, ctx)
-			if !ok {
-				return invalid(KindUpdate, "An expression attribute name used in the document path is not defined; attribute name: %s", undefined)
+			p, err := resolvePath(KindUpdate, o.raw, ctx)
+			if err != nil {
+				return err
 			}
 			o.path = p
 		}
