@@ -64,8 +64,10 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 			}
 			return checkFilterKeys(in.QueryFilter, hashKey, rangeKey)
 		}
-		hash, rng, err = matchKeyConditions(conds, hashKey, rangeKey)
-		return err
+		if hash, rng, err = matchKeyConditions(conds, hashKey, rangeKey); err != nil {
+			return err
+		}
+		return checkFilterExprKeys(filter, hashKey, rangeKey)
 	})
 	if err != nil {
 		return nil, err
@@ -76,6 +78,21 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 		return a.store.ItemQuery(ctx, t, store.QueryInput{Index: ix, Hash: hash, Range: rng, Forward: forward, After: after, Limit: n})
 	}
 	return a.run(ctx, plan)
+}
+
+// checkFilterExprKeys refuses a FilterExpression that reads a key attribute
+// of the table or index being queried: the key condition is where those
+// go. The first such attribute in the expression is named.
+func checkFilterExprKeys(filter *expr.Condition, hashKey store.KeyAttr, rangeKey *store.KeyAttr) error {
+	if filter == nil {
+		return nil
+	}
+	for _, n := range filter.Attributes() {
+		if n == hashKey.Name || rangeKey != nil && n == rangeKey.Name {
+			return ValidationError("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
+		}
+	}
+	return nil
 }
 
 func checkLimit(c *constraintErrors, limit *int64) {
