@@ -58,8 +58,9 @@ func callCond(name string, args ...*operand) *cond {
 var legacyComparators = map[string]string{"EQ": "=", "NE": "<>", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
 
 // legacyNode is one legacy condition as a condition node, with the
-// service's semantics: a missing attribute fails every operator but NE,
-// NULL and NOT_CONTAINS; values of another type never match.
+// service's semantics: a missing attribute fails every operator but NE and
+// NULL (NOT_CONTAINS too: it needs an attribute that does not contain the
+// value); values of another type never match.
 func legacyNode(lc LegacyCond) *cond {
 	p := pathOperand(lc.Name)
 	if lc.Op == "" {
@@ -86,7 +87,10 @@ func legacyNode(lc LegacyCond) *cond {
 	case "CONTAINS":
 		return callCond("contains", p, vals[0])
 	case "NOT_CONTAINS":
-		return &cond{op: condNot, kids: []*cond{callCond("contains", p, vals[0])}}
+		return &cond{op: condAnd, kids: []*cond{
+			callCond("attribute_exists", p),
+			{op: condNot, kids: []*cond{callCond("contains", p, vals[0])}},
+		}}
 	case "BEGINS_WITH":
 		return callCond("begins_with", p, vals[0])
 	case "IN":

@@ -36,7 +36,7 @@ func TestLegacyConditionOperators(t *testing.T) {
 		{LegacyCond{Name: "b", Op: "CONTAINS", Values: []attr.Value{b("bc")}}, true},
 		{LegacyCond{Name: "ss", Op: "NOT_CONTAINS", Values: []attr.Value{s("c")}}, true},
 		{LegacyCond{Name: "ss", Op: "NOT_CONTAINS", Values: []attr.Value{s("a")}}, false},
-		{LegacyCond{Name: "missing", Op: "NOT_CONTAINS", Values: []attr.Value{s("a")}}, true},
+		{LegacyCond{Name: "missing", Op: "NOT_CONTAINS", Values: []attr.Value{s("a")}}, false}, // measured: fails, unlike NE
 		{LegacyCond{Name: "s", Op: "BEGINS_WITH", Values: []attr.Value{s("he")}}, true},
 		{LegacyCond{Name: "s", Op: "BEGINS_WITH", Values: []attr.Value{s("lo")}}, false},
 		{LegacyCond{Name: "b", Op: "BEGINS_WITH", Values: []attr.Value{b("ab")}}, true},
