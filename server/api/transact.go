@@ -163,6 +163,10 @@ func applyTxActions(actions []*txAction, olds []attr.Item) ([]store.TxWrite, err
 					continue
 				}
 			}
+			if old == nil && act.update != nil && act.update.OnlyRemoves() {
+				writes[i] = store.TxWrite{Delete: true} // of nothing: creates nothing
+				continue
+			}
 			if faults := indexKeyFaults(act.table, next, true); len(faults) > 0 {
 				for _, f := range faults {
 					if f.empty {

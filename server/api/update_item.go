@@ -30,6 +30,7 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 	var upd interface {
 		Apply(attr.Item) (attr.Item, error)
 		Paths() []expr.Path
+		OnlyRemoves() bool
 	}
 	if in.AttributeUpdates != nil {
 		upd = legacyUpdateOf(in.AttributeUpdates)
@@ -84,6 +85,12 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 			if next, err = upd.Apply(base); err != nil {
 				return nil, exprErr(err)
 			}
+		}
+		if old == nil && upd != nil && upd.OnlyRemoves() {
+			// Removing from an item that does not exist creates nothing:
+			// no item, no stream record, no Attributes for ALL_NEW.
+			cur = nil
+			return nil, nil
 		}
 		if err := checkIndexKeys(t, next, true); err != nil {
 			return nil, err

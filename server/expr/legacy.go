@@ -133,6 +133,18 @@ func NewLegacyUpdate(updates []AttributeUpdate) *LegacyUpdate {
 	return &LegacyUpdate{updates: updates}
 }
 
+// OnlyRemoves reports whether every update is a DELETE: on an item that
+// does not exist, "nothing happens; there is no attribute to delete" (API
+// reference, AttributeValueUpdate).
+func (u *LegacyUpdate) OnlyRemoves() bool {
+	for _, a := range u.updates {
+		if a.Action != "DELETE" {
+			return false
+		}
+	}
+	return len(u.updates) > 0
+}
+
 // Paths returns the updated attributes, for the key check and for
 // ReturnValues UPDATED_OLD and UPDATED_NEW.
 func (u *LegacyUpdate) Paths() []Path {

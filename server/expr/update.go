@@ -20,6 +20,17 @@ type action struct {
 	clause int      // index of the clause, to report a repeated one in order
 }
 
+// OnlyRemoves reports whether every action removes (REMOVE, DELETE): such
+// an update of an item that does not exist creates nothing.
+func (u *Update) OnlyRemoves() bool {
+	for _, a := range u.actions {
+		if a.verb != "REMOVE" && a.verb != "DELETE" {
+			return false
+		}
+	}
+	return len(u.actions) > 0
+}
+
 var updateKeywords = map[string]bool{"SET": true, "REMOVE": true, "ADD": true, "DELETE": true}
 
 // updateFuncs gives the operand count of each function updates know; + and -
