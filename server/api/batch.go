@@ -214,6 +214,9 @@ func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {
 			switch {
 			case wr.PutRequest != nil && wr.DeleteRequest == nil:
 				it := wr.PutRequest.Item
+				if err := checkAttributeNames(it); err != nil {
+					return nil, err
+				}
 				if err := checkBatchItemKey(t, it); err != nil {
 					return nil, err
 				}

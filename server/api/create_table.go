@@ -68,14 +68,7 @@ func checkCreateTableMembers(in *createTableInput) error {
 	}
 	var c constraintErrors
 	c.notNull(in.AttributeDefinitions != nil, "attributeDefinitions")
-	for i, d := range in.AttributeDefinitions {
-		p := fmt.Sprintf("attributeDefinitions.%d.member", i+1)
-		c.notNull(d.AttributeName != nil, p+".attributeName")
-		c.notNull(d.AttributeType != nil, p+".attributeType")
-		if d.AttributeType != nil && !oneOf(*d.AttributeType, "B", "N", "S") {
-			c.add(d.AttributeType, p+".attributeType", "Member must satisfy enum value set: [B, N, S]")
-		}
-	}
+	checkAttributeDefinitionMembers(&c, in.AttributeDefinitions)
 	checkName(&c, in.TableName, "tableName", true)
 	if in.BillingMode != nil && !oneOf(*in.BillingMode, "PROVISIONED", "PAY_PER_REQUEST") {
 		c.add(in.BillingMode, "billingMode", "Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]")
@@ -94,6 +87,46 @@ func checkCreateTableMembers(in *createTableInput) error {
 	checkStreamMembers(&c, in.StreamSpecification)
 	if err := c.err(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// checkAttributeDefinitionMembers applies AttributeDefinitions' member
+// constraints: a name of 1 to 255 bytes, a type of B, N or S.
+func checkAttributeDefinitionMembers(c *constraintErrors, defs []attributeDefinition) {
+	for i, d := range defs {
+		p := fmt.Sprintf("attributeDefinitions.%d.member", i+1)
+		c.notNull(d.AttributeName != nil, p+".attributeName")
+		checkKeyNameLength(c, d.AttributeName, p+".attributeName")
+		c.notNull(d.AttributeType != nil, p+".attributeType")
+		if d.AttributeType != nil && !oneOf(*d.AttributeType, "B", "N", "S") {
+			c.add(d.AttributeType, p+".attributeType", "Member must satisfy enum value set: [B, N, S]")
+		}
+	}
+}
+
+// checkKeyNameLength applies the 1 to 255 byte length of a key attribute's
+// name (AttributeDefinition and KeySchemaElement): a member constraint,
+// reported before any check of how the schema fits together.
+func checkKeyNameLength(c *constraintErrors, name *string, p string) {
+	switch {
+	case name == nil:
+	case len(*name) < 1:
+		c.add(name, p, "Member must have length greater than or equal to 1")
+	case len(*name) > 255:
+		c.add(name, p, "Member must have length less than or equal to 255")
+	}
+}
+
+// checkDuplicateDefinitions refuses an attribute defined twice, whatever
+// the types.
+func checkDuplicateDefinitions(defs []attributeDefinition) error {
+	seen := make(map[string]bool, len(defs))
+	for _, d := range defs {
+		if seen[*d.AttributeName] {
+			return ValidationError("Attribute Name is duplicated: %s", *d.AttributeName)
+		}
+		seen[*d.AttributeName] = true
 	}
 	return nil
 }
@@ -126,9 +159,7 @@ func checkKeySchema(c *constraintErrors, ks []keySchemaElement, p string) {
 	for i, k := range ks {
 		kp := fmt.Sprintf("%s.%d.member", p, i+1)
 		c.notNull(k.AttributeName != nil, kp+".attributeName")
-		if k.AttributeName != nil && len(*k.AttributeName) > 255 {
-			c.add(k.AttributeName, kp+".attributeName", "Member must have length less than or equal to 255")
-		}
+		checkKeyNameLength(c, k.AttributeName, kp+".attributeName")
 		c.notNull(k.KeyType != nil, kp+".keyType")
 		if k.KeyType != nil && !oneOf(*k.KeyType, "HASH", "RANGE") {
 			c.add(k.KeyType, kp+".keyType", "Member must satisfy enum value set: [HASH, RANGE]")
@@ -177,6 +208,9 @@ func buildTable(in *createTableInput) (*store.Table, error) {
 		if err := throughputBounds(pt); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkDuplicateDefinitions(in.AttributeDefinitions); err != nil {
+		return nil, err
 	}
 	defs := map[string]attr.Type{}
 	var defNames []string

@@ -50,6 +50,9 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 	if err := in.check(in.Item != nil, "item"); err != nil {
 		return nil, err
 	}
+	if err := checkAttributeNames(in.Item); err != nil {
+		return nil, err
+	}
 	if err := in.checkLegacy(false, false); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
@@ -108,14 +107,7 @@ func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
 	checkThroughput(&c, in.ProvisionedThroughput, "provisionedThroughput")
 	checkOptionMembers(&c, &in.tableOptionsInput)
 	checkStreamMembers(&c, in.StreamSpecification)
-	for i, d := range in.AttributeDefinitions {
-		p := fmt.Sprintf("attributeDefinitions.%d.member", i+1)
-		c.notNull(d.AttributeName != nil, p+".attributeName")
-		c.notNull(d.AttributeType != nil, p+".attributeType")
-		if d.AttributeType != nil && !oneOf(*d.AttributeType, "B", "N", "S") {
-			c.add(d.AttributeType, p+".attributeType", "Member must satisfy enum value set: [B, N, S]")
-		}
-	}
+	checkAttributeDefinitionMembers(&c, in.AttributeDefinitions)
 	if err := checkIndexUpdates(&c, in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
 	}

@@ -82,6 +82,9 @@ func txKeyFault(t *store.Table, key attr.Item) (string, error) {
 // txItemFault checks a Put's Item as txKeyFault does a Key; the reasons
 // carry PutItem's texts.
 func txItemFault(t *store.Table, it attr.Item) (string, error) {
+	if err := checkAttributeNames(it); err != nil {
+		return "", err
+	}
 	reason := ""
 	for _, ka := range []*store.KeyAttr{&t.Hash, t.Range} {
 		if ka == nil {

@@ -86,6 +86,9 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 				return nil, exprErr(err)
 			}
 		}
+		if err := checkAttributeNames(next); err != nil {
+			return nil, err
+		}
 		if old == nil && upd != nil && upd.OnlyRemoves() {
 			// Removing from an item that does not exist creates nothing:
 			// no item, no stream record, no Attributes for ALL_NEW.
