@@ -141,6 +141,18 @@ func indexKeyFaults(t *store.Table, it attr.Item, byUpdate bool) []indexKeyFault
 					e = ValidationError("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", kind, ix.Name, ka.Name)
 				}
 				out = append(out, indexKeyFault{err: e, empty: true})
+				continue
+			}
+			// An index key has the table key's size limits: 2048 bytes for
+			// its partition key, 1024 for its sort key (measured text:
+			// "Size limit exceeded for Index Key componentId Actual Size:
+			// 2175 bytes Max Size: 2048 bytes IndexName: work-sets-index").
+			limit := maxHashKeySize
+			if ka == ix.Range {
+				limit = maxRangeKeySize
+			}
+			if n := keyValueSize(v); n > limit {
+				out = append(out, indexKeyFault{err: invalid("Size limit exceeded for Index Key %s Actual Size: %d bytes Max Size: %d bytes IndexName: %s", ka.Name, n, limit, ix.Name)})
 			}
 		}
 	}

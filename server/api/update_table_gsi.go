@@ -18,6 +18,20 @@ const msgOneOnlineIndex = "Subscriber limit exceeded: Only 1 online index can be
 // checkIndexUpdates applies the member constraints of GlobalSecondaryIndexUpdates
 // and refuses more than one Create or Delete in a request.
 func checkIndexUpdates(c *constraintErrors, ups []gsiUpdate) error {
+	for _, u := range ups {
+		actions := 0
+		for _, set := range []bool{u.Create != nil, u.Delete != nil, u.Update != nil} {
+			if set {
+				actions++
+			}
+		}
+		switch {
+		case actions == 0:
+			return invalid("One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be null")
+		case actions > 1:
+			return invalid("Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object")
+		}
+	}
 	changes := 0
 	for i, u := range ups {
 		p := fmt.Sprintf("globalSecondaryIndexUpdates.%d.member", i+1)
@@ -121,21 +135,20 @@ func createIndex(t *store.Table, ci *secondaryIndex, defsIn []attributeDefinitio
 	if t.Index(name) != nil {
 		return nil, ValidationError("Attempting to create an index which already exists")
 	}
+	// The index's keys are defined by the request's AttributeDefinitions,
+	// even those the table defines already (alternator's
+	// test_gsi_backfill_with_lsi, which passes against DynamoDB), with the
+	// types the table has for them.
+	if defsIn == nil {
+		return nil, invalid("AttributeDefinitions is not specified for index: %s", name)
+	}
+	if err := checkDuplicateDefinitions(defsIn); err != nil {
+		return nil, err
+	}
 	defs := map[string]attr.Type{}
 	var defNames []string
-	for _, d := range t.AttributeDefinitions {
-		defs[d.Name] = d.Type
-		defNames = append(defNames, d.Name)
-	}
 	for _, d := range defsIn {
-		typ := attr.TypeFromName(*d.AttributeType)
-		if old, ok := defs[*d.AttributeName]; ok {
-			if old != typ {
-				return nil, invalid("Cannot change the type of an existing attribute definition: %s", *d.AttributeName)
-			}
-			continue
-		}
-		defs[*d.AttributeName] = typ
+		defs[*d.AttributeName] = attr.TypeFromName(*d.AttributeType)
 		defNames = append(defNames, *d.AttributeName)
 	}
 	ix, err := buildIndex(*ci, true, defs, defNames, t.BillingMode == "PAY_PER_REQUEST")
@@ -151,6 +164,9 @@ func createIndex(t *store.Table, ci *secondaryIndex, defsIn []attributeDefinitio
 	if global >= 20 {
 		return nil, LimitExceededError("Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of 20")
 	}
+	if err := checkRedefinition(t, ix); err != nil {
+		return nil, err
+	}
 	ix.Status = store.StatusCreating
 	ix.Propagation = propagation
 	for _, n := range []*store.KeyAttr{&ix.Hash, ix.Range} {
@@ -159,6 +175,71 @@ func createIndex(t *store.Table, ci *secondaryIndex, defsIn []attributeDefinitio
 		}
 	}
 	return ix, nil
+}
+
+// checkRedefinition refuses a new index whose key gives an attribute of the
+// table's schema another type, in the service's words (alternator's
+// test_gsi_key_type_conflict_on_update quotes them): the existing schema is
+// the key schema of the table, or of the first index, that uses the
+// attribute.
+func checkRedefinition(t *store.Table, ix *store.Index) error {
+	for _, k := range []*store.KeyAttr{&ix.Hash, ix.Range} {
+		if k == nil {
+			continue
+		}
+		owner := schemaUsing(t, k.Name)
+		if owner == nil {
+			continue
+		}
+		for _, e := range owner {
+			if e.Name == k.Name && e.Type != k.Type {
+				return invalid("Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. Existing schema: %s New schema: %s",
+					schemaText(owner), schemaText(keyElems(ix.Hash, ix.Range)))
+			}
+		}
+	}
+	return nil
+}
+
+// schemaUsing is the key schema of the table, or of its first index, that
+// has the attribute name as a key; nil when none has.
+func schemaUsing(t *store.Table, name string) []keyElem {
+	schemas := [][]keyElem{keyElems(t.Hash, t.Range)}
+	for _, ix := range t.Indexes {
+		schemas = append(schemas, keyElems(ix.Hash, ix.Range))
+	}
+	for _, s := range schemas {
+		for _, e := range s {
+			if e.Name == name {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// keyElem is one element of a key schema with its type.
+type keyElem struct {
+	store.KeyAttr
+	keyType string
+}
+
+func keyElems(hash store.KeyAttr, rng *store.KeyAttr) []keyElem {
+	out := []keyElem{{hash, "HASH"}}
+	if rng != nil {
+		out = append(out, keyElem{*rng, "RANGE"})
+	}
+	return out
+}
+
+// schemaText renders a key schema as the service's message does:
+// Schema:[SchemaElement: key{xyz:S:HASH}, ...].
+func schemaText(s []keyElem) string {
+	parts := make([]string, len(s))
+	for i, e := range s {
+		parts[i] = fmt.Sprintf("SchemaElement: key{%s:%s:%s}", e.Name, e.Type, e.keyType)
+	}
+	return "Schema:[" + strings.Join(parts, ", ") + "]"
 }
 
 func hasDefinition(t *store.Table, name string) bool {
