@@ -62,8 +62,31 @@ func (a *API) scan(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	t, ix := plan.table, plan.index
+	if err := checkStartSegment(t, ix, plan.startKey, segment, total); err != nil {
+		return nil, err
+	}
 	plan.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {
 		return a.store.ItemScan(ctx, t, store.ScanInput{Index: ix, Segment: segment, TotalSegments: total, After: after, Limit: n})
 	}
 	return a.run(ctx, plan)
+}
+
+// checkStartSegment refuses a parallel Scan's ExclusiveStartKey that lies
+// outside the requested segment: a key another segment returned cannot
+// continue this one. The text is the service's (quoted in alternator's
+// PR #9270). A segment is a range of store.KeyHash of the partition key of
+// what is scanned: the table's, or the index's.
+func checkStartSegment(t *store.Table, ix *store.Index, start attr.Item, segment, total int) error {
+	if total <= 1 || start == nil {
+		return nil
+	}
+	hash := t.Hash.Name
+	if ix != nil {
+		hash = ix.Hash.Name
+	}
+	h := uint64(store.KeyHash(start[hash]))
+	if lo, hi := store.SegmentBounds(segment, total); h < lo || h >= hi {
+		return ValidationError("The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: %d Segment: %d", total, segment)
+	}
+	return nil
 }
