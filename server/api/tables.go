@@ -91,7 +91,7 @@ func (a *API) deleteTable(ctx context.Context, r *Request) (any, error) {
 	}
 	d := describe(t, r.Region, items, size)
 	d.TableStatus = store.StatusDeleting
-	return map[string]any{"TableDescription": d}, nil
+	return map[string]any{"TableDescription": deleting(d)}, nil
 }
 
 func (a *API) updateTable(ctx context.Context, r *Request) (any, error) {
