@@ -61,7 +61,8 @@ func (in *batchGetInput) constraints(names []string) *Error {
 		case k < 1:
 			c.add(strp("[]"), p+"keys", "Member must have length greater than or equal to 1")
 		case k > maxBatchGetKeys:
-			c.add(strp(fmt.Sprintf("[%d keys]", k)), p+"keys", "Member must have length less than or equal to 100")
+			// The newer form: no value, the member's own name.
+			c.addAt("RequestItems."+n+".member.Keys", "Member must have length less than or equal to 100")
 		}
 		checkAttributesToGet(&c, req.AttributesToGet, p+"attributesToGet")
 	}

@@ -100,6 +100,13 @@ func (c *constraintErrors) add(value *string, path, constraint string) {
 	c.list = append(c.list, fmt.Sprintf("Value %s at '%s' failed to satisfy constraint: %s", v, path, constraint))
 }
 
+// addAt records a failure in the form that names the member but not its
+// value, with the member's own (capitalised) name: the service's newer
+// validation layer words Query's Limit and BatchGetItem's Keys this way.
+func (c *constraintErrors) addAt(path, constraint string) {
+	c.list = append(c.list, fmt.Sprintf("Value at '%s' failed to satisfy constraint: %s", path, constraint))
+}
+
 func (c *constraintErrors) notNull(present bool, path string) {
 	if !present {
 		c.add(nil, path, "Member must not be null")

@@ -14,7 +14,7 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	var c constraintErrors
-	in.checkMembers(&c)
+	in.checkMembers(&c, true)
 	checkConditionMembers(&c, in.KeyConditions, "keyConditions", true)
 	checkConditionMembers(&c, in.QueryFilter, "queryFilter", true)
 	if err := c.err(); err != nil {

@@ -254,12 +254,19 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 	return out, nil
 }
 
-// checkMembers records the member constraints Query and Scan share.
-func (in *queryInput) checkMembers(c *constraintErrors) {
+// checkMembers records the member constraints Query and Scan share. Their
+// Limit is worded differently: Query's is "Value at 'Limit' ..." (no
+// value; live captures of the service, pinned by several conformance
+// suites), Scan's keeps "Value '0' at 'limit'".
+func (in *queryInput) checkMembers(c *constraintErrors, query bool) {
 	checkTableRef(c, in.TableName, "tableName")
 	checkName(c, in.IndexName, "indexName", false)
 	checkEnum(c, in.Select, "select", enumSelect)
-	checkLimit(c, in.Limit)
+	if query && in.Limit != nil && *in.Limit < 1 {
+		c.addAt("Limit", "Member must have value greater than or equal to 1")
+	} else {
+		checkLimit(c, in.Limit)
+	}
 	checkEnum(c, in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnCapacity)
 	checkAttributesToGet(c, in.AttributesToGet, "attributesToGet")
 	checkEnum(c, in.ConditionalOperator, "conditionalOperator", enumConditionalOperator)

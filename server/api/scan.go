@@ -13,7 +13,7 @@ func (a *API) scan(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	var c constraintErrors
-	in.checkMembers(&c)
+	in.checkMembers(&c, false)
 	if in.Segment != nil {
 		if *in.Segment < 0 {
 			c.add(strp(itoa(*in.Segment)), "segment", "Member must have value greater than or equal to 0")

@@ -544,7 +544,13 @@ func TestQueryErrors(t *testing.T) {
 			expectValidation(t, err, "The provided starting key is invalid: The provided key element does not match the schema")
 		})
 		t.Run("Limit 0", func(t *testing.T) {
+			// The service's newer text (issue 18): no value, the member's
+			// own name; Scan keeps the older form.
 			expectRawValidation(t, s, "Query", fmt.Sprintf(`{"TableName":%q,"KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}},"Limit":0}`, table),
+				"1 validation error detected: Value at 'Limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
+			expectRawValidation(t, s, "Query", fmt.Sprintf(`{"TableName":%q,"KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}},"Limit":-5}`, table),
+				"1 validation error detected: Value at 'Limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
+			expectRawValidation(t, s, "Scan", fmt.Sprintf(`{"TableName":%q,"Limit":0}`, table),
 				"1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
 		})
 	})
