@@ -225,16 +225,18 @@ func (a *API) listStreams(ctx context.Context, r *Request) (any, error) {
 	if in.Limit != nil {
 		limit = int(*in.Limit)
 	}
-	refs, err := a.listedStreams(ctx, in.TableName, time.Now())
-	if err != nil {
-		return nil, err
-	}
 	// Streams in (table name, newest label first) order; the exclusive
 	// start is a position in that order, so it need not still exist.
 	var startTable, startLabel string
 	hasStart := false
 	if in.ExclusiveStartStreamArn != nil {
-		startTable, startLabel, hasStart = parseStreamArn(*in.ExclusiveStartStreamArn)
+		if startTable, startLabel, hasStart = parseStreamArn(*in.ExclusiveStartStreamArn); !hasStart {
+			return nil, ValidationError("Invalid ExclusiveStartStreamArn")
+		}
+	}
+	refs, err := a.listedStreams(ctx, in.TableName, time.Now())
+	if err != nil {
+		return nil, err
 	}
 	out := []streamSummary{}
 	var last string
@@ -263,9 +265,17 @@ func (a *API) listStreams(ctx context.Context, r *Request) (any, error) {
 // DescribeStream
 
 type describeStreamInput struct {
-	StreamArn             *string `json:"StreamArn"`
-	Limit                 *int64  `json:"Limit"`
-	ExclusiveStartShardId *string `json:"ExclusiveStartShardId"`
+	StreamArn             *string      `json:"StreamArn"`
+	Limit                 *int64       `json:"Limit"`
+	ExclusiveStartShardId *string      `json:"ExclusiveStartShardId"`
+	ShardFilter           *shardFilter `json:"ShardFilter"`
+}
+
+// shardFilter asks DescribeStream for the children of one shard only
+// (Type CHILD_SHARDS, the one type there is).
+type shardFilter struct {
+	Type    *string `json:"Type"`
+	ShardId *string `json:"ShardId"`
 }
 
 type sequenceNumberRange struct {
@@ -301,6 +311,11 @@ func (a *API) describeStream(ctx context.Context, r *Request) (any, error) {
 	checkStreamLimit(&c, in.Limit, 100)
 	checkLength(&c, in.ExclusiveStartShardId, "exclusiveStartShardId", 28, 65)
 	checkNoNUL(&c, in.ExclusiveStartShardId, "exclusiveStartShardId")
+	if f := in.ShardFilter; f != nil {
+		checkEnum(&c, f.Type, "shardFilter.type", []string{"CHILD_SHARDS"})
+		checkLength(&c, f.ShardId, "shardFilter.shardId", 28, 65)
+		checkNoNUL(&c, f.ShardId, "shardFilter.shardId")
+	}
 	if err := c.err(); err != nil {
 		return nil, err
 	}
@@ -327,7 +342,10 @@ func (a *API) describeStream(ctx context.Context, r *Request) (any, error) {
 		KeySchema:               keySchemaOf(s.table.Hash, s.table.Range),
 		Shards:                  []shardOut{},
 	}
-	if in.ExclusiveStartShardId == nil || *in.ExclusiveStartShardId < s.shardID() {
+	// A stream has one shard, which has no parent: CHILD_SHARDS of any
+	// shard is none.
+	children := in.ShardFilter != nil && in.ShardFilter.Type != nil
+	if !children && (in.ExclusiveStartShardId == nil || *in.ExclusiveStartShardId < s.shardID()) {
 		start := first
 		if start == 0 {
 			start = last + 1
@@ -417,6 +435,11 @@ func (a *API) getShardIterator(ctx context.Context, r *Request) (any, error) {
 		if in.SequenceNumber == nil {
 			return nil, ValidationError("Must specify a SequenceNumber for the %s shard iterator type", typ)
 		}
+	} else if in.SequenceNumber != nil {
+		// TRIM_HORIZON and LATEST name their own position.
+		return nil, ValidationError("Cannot specify a SequenceNumber for the %s shard iterator type", typ)
+	}
+	if typ == "AT_SEQUENCE_NUMBER" || typ == "AFTER_SEQUENCE_NUMBER" {
 		var ok bool
 		if seq, ok = parseSeq(*in.SequenceNumber); !ok {
 			return nil, ValidationError("Invalid SequenceNumber: %s", *in.SequenceNumber)

@@ -51,7 +51,12 @@ func deletedStreamsOf(dt *store.DeletedTable, now time.Time) []*streamRef {
 func (a *API) findStream(ctx context.Context, arn string) (*streamRef, error) {
 	name, label, ok := parseStreamArn(arn)
 	if !ok {
-		return nil, streamNotFound(arn)
+		// Not a stream ARN at all: the request's mistake, not a missing
+		// stream (alternator's test_describe_nonexistent_stream and
+		// test_get_shard_iterator pass against DynamoDB with a
+		// ValidationException; the aws-sdk-js integration tests match
+		// "Invalid StreamArn").
+		return nil, ValidationError("Invalid StreamArn")
 	}
 	now := time.Now()
 	t, err := a.liveTable(ctx, name)
