@@ -227,9 +227,9 @@ func (s *Server) handle(c echo.Context) (err error) {
 		}
 		cl.akid = signed.AccessKeyID
 	}
-	if enc := req.Header.Get("Content-Encoding"); enc != "" {
+	if enc := req.Header["Content-Encoding"]; len(enc) > 0 && enc[0] != "" {
 		var derr error
-		if body, derr = decodeBody(enc, body); derr != nil {
+		if body, derr = decodeBody(enc[0], body); derr != nil {
 			if errors.Is(derr, errBodyTooLarge) {
 				return s.fail(c, cl, bodyTooLarge(), nil)
 			}
