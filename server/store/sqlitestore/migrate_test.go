@@ -38,7 +38,7 @@ func legacyTable() *store.Table {
 func writeVersion5File(t *testing.T, path string, withTokens bool, token []byte) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestOpenNewerSchemaRefused(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "newer.db")
 	open(t, path).Close()
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func TestSchemaUpgradeFromV1(t *testing.T) {
 	}
 	s.Close()
 
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestSchemaUpgradeFromV1(t *testing.T) {
 	}
 	s2.Close()
 
-	db, err = sql.Open("sqlite", path)
+	db, err = sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestSchemaUpgradeFromV3(t *testing.T) {
 	}
 	s.Close()
 
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
