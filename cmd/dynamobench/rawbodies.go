@@ -67,6 +67,41 @@ func rawPut2GSI(table string) rawOp {
 	}, check: expectObject}
 }
 
+// rawPutLSI replaces a preloaded item of the LSI table (lsiKey), with a
+// new LSI sort key g.
+func rawPutLSI(table string) rawOp {
+	head := tableField(table) + `,"Item":{"pk":{"S":"`
+	return rawOp{op: "PutItem", body: func(b []byte, _ int) []byte {
+		b = append(b, head...)
+		b = appendKey(b, "c", rand.IntN(lsiParts), 2)
+		b = append(b, `"},"sk":{"S":"`...)
+		b = appendKey(b, "s", rand.IntN(lsiPartSize), 3)
+		b = append(b, `"},"g":{"S":"`...)
+		b = appendGSIKey(b)
+		b = append(b, `"},"g2":{"S":"g"},"n":{"N":"1"},"data":{"S":"`...)
+		b = append(b, payload...)
+		return append(b, `"}}}`...)
+	}, check: expectObject}
+}
+
+// rawTransactGet reads n distinct preloaded items of the plain table.
+func rawTransactGet(table string, n int) rawOp {
+	get := `{"Get":{"TableName":` + strconv.Quote(table) + `,"Key":{"pk":{"S":"`
+	return rawOp{op: "TransactGetItems", body: func(b []byte, _ int) []byte {
+		b = append(b, `{"TransactItems":[`...)
+		first := rand.IntN(getKeys)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, get...)
+			b = appendKey(b, "k", (first+i*(getKeys/n))%getKeys, 4)
+			b = append(b, `"},"sk":{"S":"s"}}}}`...)
+		}
+		return append(b, "]}"...)
+	}, check: expectMember("Responses", "[")}
+}
+
 func rawGet(table string) rawOp {
 	head := tableField(table) + `,"Key":{"pk":{"S":"`
 	return rawOp{op: "GetItem", body: func(b []byte, _ int) []byte {

@@ -333,6 +333,19 @@ func createTable(ctx context.Context, c *dynamodb.Client, table, shape string) e
 	case shapeGSI2:
 		in.AttributeDefinitions = append(in.AttributeDefinitions, s("g"), s("g2"))
 		in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{gsi("byG", "g"), gsi("byG2", "g2")}
+	case shapeLSI:
+		in.AttributeDefinitions = append(in.AttributeDefinitions, s("g"))
+		in.LocalSecondaryIndexes = []types.LocalSecondaryIndex{{
+			IndexName: aws.String("byL"),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String("g"), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}}
+	case shapeStream:
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true),
+			StreamViewType: types.StreamViewTypeNewAndOldImages}
 	}
 	if _, err := c.CreateTable(ctx, in); err != nil {
 		return err
@@ -378,6 +391,12 @@ func preload(ctx context.Context, c *dynamodb.Client, table, shape string) error
 		for g := 0; g < gsiGroups; g++ {
 			for i := 0; i < 10; i++ {
 				items = append(items, dynItem(fmt.Sprintf("x%03d%02d", g, i), "s", fmt.Sprintf("g%03d", g), "g"))
+			}
+		}
+	case shapeLSI:
+		for p := 0; p < lsiParts; p++ {
+			for i := 0; i < lsiPartSize; i++ {
+				items = append(items, dynItem(fmt.Sprintf("c%02d", p), fmt.Sprintf("s%03d", i), gsiKey(), "g"))
 			}
 		}
 	}
@@ -662,6 +681,9 @@ type sqliteTarget struct {
 }
 
 func (s *sqliteTarget) prepare(_ context.Context, w *workload) (cellFunc, error) {
+	if w.sqlite == nil {
+		return nil, errMissing{"no SQLite floor"}
+	}
 	op := w.sqlite(s.f)
 	return func(ctx context.Context, clients int, warmup, dur time.Duration) cell {
 		c := measure(ctx, op, clients, warmup, dur, cpuMeter{cpus: s.cpus})

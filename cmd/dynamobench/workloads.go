@@ -20,6 +20,10 @@ const (
 	shapePlain = "plain" // no index; preloaded with get/update keys and query partitions
 	shapeGSI1  = "gsi1"  // GSI byG (g, sk), projection ALL; preloaded with 10 items per g
 	shapeGSI2  = "gsi2"  // GSIs byG (g, sk) and byG2 (g2, sk), projection ALL; empty
+	// shapeLSI has an LSI byL (pk, g), projection ALL, and is preloaded
+	// with lsiParts partitions (item collections) of lsiPartSize items.
+	shapeLSI    = "lsi"
+	shapeStream = "stream" // a stream with NEW_AND_OLD_IMAGES; empty
 )
 
 // Preloaded data.
@@ -28,6 +32,8 @@ const (
 	queryParts    = 200  // partitions q000…q199 of 10 items (sk s00…s09)
 	queryPartSize = 10
 	gsiGroups     = 200 // GSI key values g000…g199 of 10 items each
+	lsiParts      = 20  // partitions c00…c19 of the LSI table, items s000…s099
+	lsiPartSize   = 100
 )
 
 // workload is one row operation, in its DynamoDB form (for dynamopg and
@@ -153,6 +159,47 @@ var workloads = []*workload{
 		},
 		sqlite: func(f *sqliteFloor) opFunc { return f.batch(4) },
 	},
+	{name: "put-lsi", title: "PutItem, LSI (replaces, 100-item collections)", shape: shapeLSI, items: 1,
+		raw: rawPutLSI,
+		dynamo: func(c *dynamodb.Client, t string) opFunc {
+			return func(ctx context.Context, _ int) error {
+				pk, sk := lsiKey()
+				_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: &t, Item: dynItem(pk, sk, gsiKey(), "g")})
+				return err
+			}
+		},
+	},
+	{name: "put-stream", title: "PutItem, stream enabled", shape: shapeStream, items: 1,
+		raw: func(t string) rawOp { return rawPut(t, false) },
+		dynamo: func(c *dynamodb.Client, t string) opFunc {
+			return func(ctx context.Context, _ int) error {
+				_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: &t, Item: dynItem(newKey(), "s", "g", "g")})
+				return err
+			}
+		},
+	},
+	{name: "transactget4", title: "TransactGetItems of 4", shape: shapePlain, items: 4,
+		raw: func(t string) rawOp { return rawTransactGet(t, 4) },
+		dynamo: func(c *dynamodb.Client, t string) opFunc {
+			return func(ctx context.Context, _ int) error {
+				items := make([]types.TransactGetItem, 4)
+				seen := map[string]bool{}
+				for i := range items {
+					k := getKey()
+					for seen[k] {
+						k = getKey()
+					}
+					seen[k] = true
+					items[i] = types.TransactGetItem{Get: &types.Get{TableName: &t, Key: dynKey(k, "s")}}
+				}
+				out, err := c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: items})
+				if err == nil && len(out.Responses) != 4 {
+					err = fmt.Errorf("TransactGetItems returned %d responses", len(out.Responses))
+				}
+				return err
+			}
+		},
+	},
 	{name: "put-2gsi-sync", title: "PutItem, 2 GSIs (sync)", shape: shapeGSI2, items: 1,
 		raw: rawPut2GSI, pgbench: pgbPut2GSI,
 		dynamo: put2GSI,
@@ -197,6 +244,11 @@ func newKey() string   { return "n" + strconv.FormatInt(keySeq.Add(1), 10) }
 func getKey() string   { return fmt.Sprintf("k%04d", rand.IntN(getKeys)) }
 func queryKey() string { return fmt.Sprintf("q%03d", rand.IntN(queryParts)) }
 func gsiKey() string   { return fmt.Sprintf("g%03d", rand.IntN(gsiGroups)) }
+
+// lsiKey is the key of a preloaded item of the LSI table.
+func lsiKey() (pk, sk string) {
+	return fmt.Sprintf("c%02d", rand.IntN(lsiParts)), fmt.Sprintf("s%03d", rand.IntN(lsiPartSize))
+}
 
 // payload is the ~1 KB string attribute every written item carries.
 var payload = func() string {
