@@ -73,6 +73,12 @@ type DynamopgIndexQueue struct {
 	LastError     pgtype.Text
 }
 
+type DynamopgItemCollection struct {
+	TableID int64
+	Hash    []byte
+	Bytes   int64
+}
+
 type DynamopgSetting struct {
 	Key       string
 	Value     []byte

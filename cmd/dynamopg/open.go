@@ -15,15 +15,15 @@ import (
 
 // openStore selects the backend from the --db URL: postgres:// or
 // postgresql:// for PostgreSQL, sqlite:PATH for a SQLite file, memory for an
-// in-memory SQLite database.
-func openStore(ctx context.Context, db string, migrate bool, maxConns int32, log *slog.Logger) (store.Store, error) {
+// in-memory SQLite database. collLimit is --item-collection-limit.
+func openStore(ctx context.Context, db string, migrate bool, maxConns int32, collLimit int64, log *slog.Logger) (store.Store, error) {
 	switch {
 	case strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
-		return pgstore.Open(ctx, db, pgstore.Options{Migrate: migrate, Logger: log, MaxConns: maxConns})
+		return pgstore.Open(ctx, db, pgstore.Options{Migrate: migrate, Logger: log, MaxConns: maxConns, ItemCollectionLimit: collLimit})
 	case strings.HasPrefix(db, "sqlite:"):
-		return sqlitestore.Open(ctx, strings.TrimPrefix(db, "sqlite:"), sqlitestore.Options{Logger: log})
+		return sqlitestore.Open(ctx, strings.TrimPrefix(db, "sqlite:"), sqlitestore.Options{Logger: log, ItemCollectionLimit: collLimit})
 	case db == "memory":
-		return sqlitestore.Open(ctx, ":memory:", sqlitestore.Options{Logger: log})
+		return sqlitestore.Open(ctx, ":memory:", sqlitestore.Options{Logger: log, ItemCollectionLimit: collLimit})
 	}
 	return nil, fmt.Errorf("--db %q: want postgres://…, sqlite:PATH or memory", maskDB(db))
 }

@@ -106,7 +106,7 @@ func serve(ctx context.Context, args []string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	stor, err := openStore(ctx, *db, !*noMigrate, int32(*dbMaxConns), log)
+	stor, err := openStore(ctx, *db, !*noMigrate, int32(*dbMaxConns), *collLimit, log)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
@@ -138,7 +138,7 @@ func serve(ctx context.Context, args []string) error {
 		scheme = "https"
 	}
 	srv := server.NewWithConfig(stor, log, server.Config{
-		API:            api.Options{IndexPropagation: *propagation, ItemCollectionLimit: *collLimit},
+		API:            api.Options{IndexPropagation: *propagation},
 		Auth:           verifier,
 		RequestTimeout: *reqTimeout,
 		MaxInFlight:    *maxInFlight,

@@ -29,9 +29,6 @@ type Options struct {
 	// IndexPropagation is the propagation mode given to new secondary
 	// indexes: store.PropagationSync (default) or store.PropagationAsync.
 	IndexPropagation string
-	// ItemCollectionLimit is the item collection size limit in bytes on
-	// tables with local secondary indexes; 0 means the service's 10 GB.
-	ItemCollectionLimit int64
 }
 
 // handler runs one operation on a decoded request context.
@@ -182,6 +179,8 @@ func storeErr(err error, what string) error {
 		return store.ErrStaleTable // Call runs the request again
 	case errors.Is(err, store.ErrConflict):
 		return newErr(nsDynamo, "TransactionConflictException", 400, "Transaction is ongoing for the item")
+	case errors.Is(err, store.ErrCollectionFull):
+		return ItemCollectionSizeLimitExceededError()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s: %w", what, err)
 	}

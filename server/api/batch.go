@@ -293,52 +293,17 @@ type batchOp struct {
 	put attr.Item // nil: delete
 }
 
-// batchWrites performs a BatchWriteItem's writes and returns the item each
-// one replaced or deleted. Without a local secondary index to size the
-// item collection for, the writes need no read in Go: a
-// store.BlindBatchWriter does them all in one round trip. Otherwise each
-// write of a table with one is an ItemWrite that checks the collection's
-// size limit, and the others are ItemPut and ItemRemove writes.
+// batchWrites performs a BatchWriteItem's writes in one ItemWriteMany
+// (all or none; the store sizes the item collections of tables with local
+// indexes) and returns the item each one replaced or deleted.
 func (a *API) batchWrites(ctx context.Context, ops []batchOp) ([]attr.Item, error) {
-	sized := false
-	for _, o := range ops {
-		sized = sized || hasLSI(o.t)
-	}
-	if !sized {
-		wops := make([]store.WriteOp, len(ops))
-		for i, o := range ops {
-			wops[i] = store.WriteOp{Table: o.t, Key: o.key, Put: o.put}
-		}
-		olds, err := a.store.ItemWriteMany(ctx, wops)
-		if err != nil {
-			return nil, storeErr(err, "batch write")
-		}
-		return olds, nil
-	}
-	olds := make([]attr.Item, len(ops))
+	wops := make([]store.WriteOp, len(ops))
 	for i, o := range ops {
-		// The collection is sized just before its write, so that it counts
-		// the batch's earlier writes to it.
-		coll, err := a.collectionOf(ctx, o.t, o.key)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case coll == nil && o.put != nil:
-			olds[i], err = a.store.ItemPut(ctx, o.t, o.put)
-		case coll == nil:
-			olds[i], err = a.store.ItemRemove(ctx, o.t, o.key)
-		default:
-			olds[i], err = a.store.ItemWrite(ctx, o.t, o.key, func(attr.Item) (attr.Item, error) {
-				if err := coll.check(o.put); err != nil {
-					return nil, err
-				}
-				return o.put, nil
-			})
-		}
-		if err != nil {
-			return nil, storeErr(err, "batch write")
-		}
+		wops[i] = store.WriteOp{Table: o.t, Key: o.key, Put: o.put}
+	}
+	olds, err := a.store.ItemWriteMany(ctx, wops)
+	if err != nil {
+		return nil, storeErr(err, "batch write")
 	}
 	return olds, nil
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"github.com/dynamopg/dynamopg/server/attr"
@@ -10,13 +11,10 @@ import (
 
 // An item collection is every item of a table sharing a partition key, plus
 // their entries in the table's local secondary indexes. The service limits
-// it to 10 GB on tables with LSIs and reports its size on request.
-const (
-	defaultCollectionLimit = 10 << 30
-	// lsiEntryOverhead is the per-entry overhead the service counts for an
-	// index entry.
-	lsiEntryOverhead = 100
-)
+// it (10 GB) on tables with LSIs and reports its size on request. The store
+// keeps each collection's size and enforces the limit inside every write's
+// transaction (store/collections.go); this file maps its refusal to the
+// service's error and renders the metrics.
 
 // ItemCollectionSizeLimitExceededError is the service's refusal of a write
 // that would grow an item collection past its limit.
@@ -24,90 +22,57 @@ func ItemCollectionSizeLimitExceededError() *Error {
 	return newErr(nsDynamo, "ItemCollectionSizeLimitExceededException", 400, "Collection size exceeded.")
 }
 
-func hasLSI(t *store.Table) bool {
-	for _, ix := range t.Indexes {
-		if !ix.Global {
-			return true
+// collectionFullReasons is the CancellationReasons of a transaction the
+// store refused with err (store.ErrCollectionFull): the service's reason on
+// each member that grew a full collection (every member when the store
+// names none), None on the others.
+func collectionFullReasons(err error, members int) []map[string]any {
+	full := &store.CollectionFullError{}
+	if !errors.As(err, &full) {
+		for i := range members {
+			full.Writes = append(full.Writes, i)
 		}
 	}
-	return false
-}
-
-// collectionEntrySize is what one item adds to its collection: itself and
-// its entries in the local indexes.
-func collectionEntrySize(t *store.Table, it attr.Item) int64 {
-	if it == nil {
-		return 0
+	reasons := make([]map[string]any, members)
+	for i := range reasons {
+		reasons[i] = map[string]any{"Code": "None"}
 	}
-	n := int64(it.Size())
-	for i := range t.Indexes {
-		ix := &t.Indexes[i]
-		if !ix.Global && ix.Indexable(it) {
-			n += int64(ix.Project(t, it).Size()) + lsiEntryOverhead
+	for _, i := range full.Writes {
+		if i >= 0 && i < members {
+			reasons[i] = map[string]any{"Code": "ItemCollectionSizeLimitExceeded", "Message": "Collection size exceeded."}
 		}
 	}
-	return n
+	return reasons
 }
 
-// collection measures the partition of key (without key's own item) so a
-// write can check and report the collection it produces. It is nil for
-// tables without local indexes, where collections are not limited.
-type collection struct {
-	table  *store.Table
-	key    attr.Item
-	others int64
-	limit  int64
-}
-
-func (a *API) collectionOf(ctx context.Context, t *store.Table, key attr.Item) (*collection, error) {
-	if !hasLSI(t) {
+// collectionMetrics is the ItemCollectionMetrics of a write to the item at
+// key of t when the client asked for SIZE (mode) and t has a local index:
+// the collection's size as the store counts it, read after the write. The
+// service gives the figure as an estimate (a range in GB), so a read after
+// the write is enough: it costs a round trip only to the requests that ask,
+// and leaves the store's write methods as they are.
+func (a *API) collectionMetrics(ctx context.Context, t *store.Table, key attr.Item, mode *string) (map[string]any, error) {
+	if !is(mode, "SIZE") || !t.HasLocalIndex() {
 		return nil, nil
 	}
-	c := &collection{table: t, key: key, limit: a.opts.ItemCollectionLimit}
-	if c.limit <= 0 {
-		c.limit = defaultCollectionLimit
+	size, err := a.store.ItemCollectionSize(ctx, t, key[t.Hash.Name])
+	if err != nil {
+		return nil, storeErr(err, "item collection size")
 	}
-	own := keyString(t, key)
-	var after attr.Item
-	const page = 500
-	for {
-		items, err := a.store.ItemQuery(ctx, t, store.QueryInput{Hash: key[t.Hash.Name], Forward: true, After: after, Limit: page})
-		if err != nil {
-			return nil, storeErr(err, "item collection size")
-		}
-		for _, it := range items {
-			if keyString(t, t.KeyOf(it)) != own {
-				c.others += collectionEntrySize(t, it)
-			}
-		}
-		if len(items) < page {
-			return c, nil
-		}
-		after = t.KeyOf(items[len(items)-1])
-	}
-}
-
-// check refuses a new state of the item that would overflow the collection.
-func (c *collection) check(next attr.Item) error {
-	if c == nil || next == nil {
-		return nil
-	}
-	if c.others+collectionEntrySize(c.table, next) > c.limit {
-		return ItemCollectionSizeLimitExceededError()
-	}
-	return nil
-}
-
-// metrics renders ItemCollectionMetrics for the collection after a write
-// that left the item in state cur, when the client asked for SIZE.
-func (c *collection) metrics(mode *string, cur attr.Item) map[string]any {
-	if c == nil || !is(mode, "SIZE") {
-		return nil
-	}
-	gb := float64(c.others+collectionEntrySize(c.table, cur)) / (1 << 30)
-	lower := math.Floor(gb)
+	lower := math.Floor(float64(size) / (1 << 30))
 	return map[string]any{
-		"ItemCollectionKey":   attr.Item{c.table.Hash.Name: c.key[c.table.Hash.Name]},
+		"ItemCollectionKey":   attr.Item{t.Hash.Name: key[t.Hash.Name]},
 		"SizeEstimateRangeGB": []float64{lower, lower + 1},
+	}, nil
+}
+
+// writtenCollectionMetrics is collectionMetrics after a write that
+// succeeded: a failure to read the size is logged and leaves the metrics
+// out, since the write itself is done and must not be reported as failed.
+func (a *API) writtenCollectionMetrics(ctx context.Context, t *store.Table, key attr.Item, mode *string) map[string]any {
+	m, err := a.collectionMetrics(ctx, t, key, mode)
+	if err != nil {
+		a.log.WarnContext(ctx, "item collection metrics", "table", t.Name, "err", err)
 	}
+	return m
 }

@@ -77,12 +77,8 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 		return nil, ValidationError("Item size has exceeded the maximum allowed size")
 	}
 	key := t.KeyOf(in.Item)
-	coll, err := a.collectionOf(ctx, t, key)
-	if err != nil {
-		return nil, err
-	}
 	write := a.store.ItemWrite
-	if cond == nil && coll == nil {
+	if cond == nil {
 		// Nothing to check against the old item: one round trip.
 		write = func(ctx context.Context, t *store.Table, _ attr.Item, _ store.WriteFunc) (attr.Item, error) {
 			return a.store.ItemPut(ctx, t, in.Item)
@@ -92,15 +88,13 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 		if err := in.guard(cond, old); err != nil {
 			return nil, err
 		}
-		if err := coll.check(in.Item); err != nil {
-			return nil, err
-		}
 		return in.Item, nil
 	})
 	if err != nil {
 		return nil, storeErr(err, "put item")
 	}
-	return in.result(t, coll, in.Item, allOld(in.ReturnValues, old), writeUnits(old.Size(), in.Item.Size()), indexWriteUnits(t, old, in.Item)), nil
+	metrics := a.writtenCollectionMetrics(ctx, t, key, in.ReturnItemCollectionMetrics)
+	return in.result(t, metrics, allOld(in.ReturnValues, old), writeUnits(old.Size(), in.Item.Size()), indexWriteUnits(t, old, in.Item)), nil
 }
 
 func (a *API) getItem(ctx context.Context, r *Request) (any, error) {
@@ -189,12 +183,8 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 	if err := checkKey(t, in.Key); err != nil {
 		return nil, err
 	}
-	coll, err := a.collectionOf(ctx, t, in.Key)
-	if err != nil {
-		return nil, err
-	}
 	write := a.store.ItemWrite
-	if cond == nil && coll == nil {
+	if cond == nil {
 		// Nothing to check against the old item: one round trip.
 		write = func(ctx context.Context, t *store.Table, key attr.Item, _ store.WriteFunc) (attr.Item, error) {
 			return a.store.ItemRemove(ctx, t, key)
@@ -209,7 +199,8 @@ func (a *API) deleteItem(ctx context.Context, r *Request) (any, error) {
 	if err != nil {
 		return nil, storeErr(err, "delete item")
 	}
-	return in.result(t, coll, nil, allOld(in.ReturnValues, old), writeUnits(old.Size(), 0), indexWriteUnits(t, old, nil)), nil
+	metrics := a.writtenCollectionMetrics(ctx, t, in.Key, in.ReturnItemCollectionMetrics)
+	return in.result(t, metrics, allOld(in.ReturnValues, old), writeUnits(old.Size(), 0), indexWriteUnits(t, old, nil)), nil
 }
 
 // allOld is the item a PutItem or DeleteItem returns: the old one for

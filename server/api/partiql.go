@@ -288,10 +288,6 @@ func (a *API) runWrite(ctx context.Context, w *pqWrite) (old, cur attr.Item, err
 	if w.kind == partiql.Delete && w.returning != "" && w.returning != "ALL OLD" {
 		return nil, nil, ValidationError("Invalid returning clause: RETURNING %s *. Only RETURNING ALL OLD * is allowed in DELETE statements.", w.returning)
 	}
-	coll, err := a.collectionOf(ctx, w.table, w.key)
-	if err != nil {
-		return nil, nil, err
-	}
 	old, err = a.store.ItemWrite(ctx, w.table, w.key, func(old attr.Item) (attr.Item, error) {
 		next, write, err := w.next(old)
 		if err != nil {
@@ -299,11 +295,6 @@ func (a *API) runWrite(ctx context.Context, w *pqWrite) (old, cur attr.Item, err
 		}
 		if !write {
 			return old, nil // unchanged (DELETE of a missing item: nil)
-		}
-		if next != nil {
-			if err := coll.check(next); err != nil {
-				return nil, err
-			}
 		}
 		cur = next
 		return next, nil

@@ -94,6 +94,8 @@ func commitTransaction(ctx context.Context, txs store.Transactions, targets []st
 		return false, cancellation(reasons)
 	case errors.Is(err, store.ErrTokenMismatch):
 		return false, idempotentMismatch()
+	case errors.Is(err, store.ErrCollectionFull):
+		return false, cancellation(collectionFullReasons(err, len(targets)))
 	}
 	return false, storeErr(err, op)
 }

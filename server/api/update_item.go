@@ -67,10 +67,6 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 			}
 		}
 	}
-	coll, err := a.collectionOf(ctx, t, in.Key)
-	if err != nil {
-		return nil, err
-	}
 	var cur attr.Item
 	old, err := a.store.ItemWrite(ctx, t, in.Key, func(old attr.Item) (attr.Item, error) {
 		if err := in.guard(cond, old); err != nil {
@@ -101,9 +97,6 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 		if next.Size() > attr.MaxItemSize {
 			return nil, ValidationError("Item size to update has exceeded the maximum allowed size")
 		}
-		if err := coll.check(next); err != nil {
-			return nil, err
-		}
 		cur = next
 		return next, nil
 	})
@@ -127,5 +120,6 @@ func (a *API) updateItem(ctx context.Context, r *Request) (any, error) {
 	case "UPDATED_NEW":
 		ret = expr.ProjectPaths(cur, paths)
 	}
-	return in.result(t, coll, cur, ret, writeUnits(old.Size(), cur.Size()), indexWriteUnits(t, old, cur)), nil
+	metrics := a.writtenCollectionMetrics(ctx, t, in.Key, in.ReturnItemCollectionMetrics)
+	return in.result(t, metrics, ret, writeUnits(old.Size(), cur.Size()), indexWriteUnits(t, old, cur)), nil
 }

@@ -85,9 +85,9 @@ func (w *writeOptions) guard(cond *expr.Condition, old attr.Item) error {
 }
 
 // result renders a single-item write's response: the returned attributes
-// (when any), consumed capacity and, for tables with local indexes, the item
-// collection metrics as asked (cur is the item as the write left it).
-func (w *writeOptions) result(t *store.Table, coll *collection, cur, ret attr.Item, units float64, indexUnits map[string]float64) map[string]any {
+// (when any), consumed capacity and the item collection metrics
+// (collectionMetrics; nil: none).
+func (w *writeOptions) result(t *store.Table, metrics map[string]any, ret attr.Item, units float64, indexUnits map[string]float64) map[string]any {
 	out := map[string]any{}
 	if len(ret) > 0 {
 		out["Attributes"] = ret
@@ -95,8 +95,8 @@ func (w *writeOptions) result(t *store.Table, coll *collection, cur, ret attr.It
 	if cc := consumed(w.ReturnConsumedCapacity, t, units, indexUnits); cc != nil {
 		out["ConsumedCapacity"] = cc
 	}
-	if m := coll.metrics(w.ReturnItemCollectionMetrics, cur); m != nil {
-		out["ItemCollectionMetrics"] = m
+	if metrics != nil {
+		out["ItemCollectionMetrics"] = metrics
 	}
 	return out
 }

@@ -31,8 +31,18 @@ type Items interface {
 	// ItemWriteMany does several ItemPut and ItemRemove writes at once,
 	// either all or none (pgstore: one pipeline, one implicit transaction,
 	// in a canonical order so that concurrent calls cannot deadlock). It
-	// returns the item each op replaced or deleted, in ops' order.
+	// returns the item each op replaced or deleted, in ops' order. Ops
+	// name distinct items; a *CollectionFullError names ops by position.
 	ItemWriteMany(ctx context.Context, ops []WriteOp) (olds []attr.Item, err error)
+
+	// ItemCollectionSize returns the size of t's item collection whose
+	// partition key value is hash (ReturnItemCollectionMetrics): the sum of
+	// CollectionEntrySize over its items, as the writes committed so far
+	// left it; 0 when t has no local secondary index. Every write above
+	// keeps it, and refuses with a *CollectionFullError (ErrCollectionFull),
+	// writing nothing, a write that would take it past the store's limit
+	// (collections.go).
+	ItemCollectionSize(ctx context.Context, t *Table, hash attr.Value) (int64, error)
 
 	// ItemQuery reads items of one partition of the table or of an index, in
 	// key order (reversed when !Forward), strictly after in.After, at most

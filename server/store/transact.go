@@ -17,7 +17,9 @@ type Transactions interface {
 	// a delete, or nothing. fn's error aborts with nothing written and is
 	// returned unchanged; fn may be called again after a lost race and must
 	// not have side effects. Targets name distinct items. A table dropped
-	// under the call gives ErrTableNotFound.
+	// under the call gives ErrTableNotFound. A transaction that would take
+	// an item collection past the limit is a *CollectionFullError naming
+	// the targets that grew it (Items.ItemCollectionSize).
 	ItemTransact(ctx context.Context, targets []TxTarget, fn TxFunc) error
 	// ItemTransactToken is ItemTransact made idempotent by a client token
 	// (TransactWriteItems' ClientRequestToken). In the same database

@@ -22,7 +22,9 @@
 --      rows of its item, which the drop may already have deleted.)
 --   3. drop t_<id> and the i_<id> of every index the row lists, and delete
 --      the catalog row, in one transaction: the storage and the row go
---      together or not at all.
+--      together or not at all. The table's item collection counters
+--      (migration 010) go with the row (ON DELETE CASCADE), here and for a
+--      row deleted any other way, so the orphan sweep has none to find.
 --
 -- A lock timeout (lock_not_available) in any step leaves the row DELETING
 -- for the next sweeper pass; every step is idempotent. The order matters:

@@ -23,6 +23,20 @@ LANGUAGE sql IMMUTABLE AS $$
                   (p_def->>'id')::bigint)
 $$;
 
+-- collection_items_sql is the text of a statement reading the items of one
+-- partition of table p_def: $1 is the partition key value (jsonb, wire
+-- form). pgstore runs it once per item collection that has no counter yet
+-- (migration 010), inside the transaction that creates the counter, and
+-- sums the items' sizes in Go (store.CollectionEntrySize: the service's
+-- rules, with the projections of the local indexes).
+CREATE OR REPLACE FUNCTION dynamopg.collection_items_sql(p_def jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('SELECT d.item FROM dynamopg_data.%I d WHERE d.pk = %s',
+                  't_' || (p_def->>'id'),
+                  dynamopg.key_value_sql((p_def->'hash'->>'type')::int, '$1::jsonb'))
+$$;
+
 -- item_lost_insert raises serialization_failure (SQLSTATE 40001, which
 -- pgstore retries): an insert found its key taken by a concurrent inserter
 -- and wrote nothing. Raising ends the statement and its transaction, so a

@@ -45,7 +45,9 @@ func (s *Store) itemGetStmt(ctx context.Context, id int64) (string, error) {
 }
 
 // ItemWrite changes one item in a transaction: it locks and reads the row
-// (FOR UPDATE), calls fn, then inserts, replaces or deletes. An insert that
+// (FOR UPDATE), and the counter of its item collection when the table has
+// a local index (collections.go), calls fn, then inserts, replaces or
+// deletes, and stores the collection's new size. An insert that
 // finds the key taken (a concurrent creator won) rolls back and starts over,
 // so fn sees the winner's item; so do deadlocks and serialization failures,
 // up to writeAttempts transactions.
@@ -53,8 +55,8 @@ func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn
 	keyJSON := encodeItem(key)
 	var old attr.Item
 	err := s.retryTx(ctx, "item write", []any{"table", t.Name}, func() (retry bool, err error) {
-		old, retry, err = s.itemWriteOnce(ctx, t, keyJSON, fn)
-		return retry, err
+		old, retry, err = s.itemWriteOnce(ctx, t, key, keyJSON, fn)
+		return s.sizeUnsized(ctx, retry, err)
 	})
 	if err != nil {
 		return nil, err
@@ -91,8 +93,9 @@ var errLostInsert = fmt.Errorf("pgstore: item write: key created concurrently")
 // and the lock statement in one pipeline, then the write and COMMIT in
 // another (a write that fails aborts the pipeline before the COMMIT, and
 // the deferred ROLLBACK ends the transaction). retry reports that it should
-// run again.
-func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byte, fn store.WriteFunc) (old attr.Item, retry bool, err error) {
+// run again; an *errUnsized, that the item's collection needs sizing
+// first.
+func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, key attr.Item, keyJSON []byte, fn store.WriteFunc) (old attr.Item, retry bool, err error) {
 	// Before the connection: writeStmts may take one of its own.
 	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
@@ -115,8 +118,17 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 	st := ts.lock(keyJSON)
 	lock.Queue(st.sql, st.args...)
 	var raw []byte
-	if err := runBatch(ctx, conn, lock, nil, &raw); err != nil {
+	dest := []any{nil, &raw}
+	var colls []collection
+	if ts.sized {
+		colls = []collection{collectionOf(t, key)}
+		dest = lockCollections(lock, dest, colls)
+	}
+	if err := runBatch(ctx, conn, lock, dest...); err != nil {
 		return nil, retryable(err), wrap("item write", err)
+	}
+	if err := unsized(colls); err != nil {
+		return nil, true, err
 	}
 	runHook(&testHookAfterCatalogRead)
 	if old, err = decodeItem(raw); err != nil {
@@ -126,6 +138,14 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 	if err != nil {
 		return nil, false, err
 	}
+	var tally *store.CollectionTally
+	if ts.sized {
+		tally = s.tally(colls)
+		tally.Add(colls[0].key(), 0, t, old, nu)
+		if err := tally.Check(); err != nil {
+			return nil, false, err
+		}
+	}
 	runHook(&testHookBeforeStatement)
 	w, err := ts.store(keyJSON, old, nu, store.IsTTLDelete(ctx))
 	if err != nil {
@@ -133,7 +153,7 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, keyJSON []byt
 	}
 	write := &pgx.Batch{}
 	ok := true
-	var dest []any
+	dest = queueCollectionSets(write, nil, tally)
 	if w.sql != "" {
 		dest = w.queue(write, dest, &ok)
 	}

@@ -23,8 +23,14 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // newStore opens a migrated store on a fresh database.
 func newStore(t *testing.T) *pgstore.Store {
 	t.Helper()
+	return newStoreWith(t, pgstore.Options{Migrate: true})
+}
+
+// newStoreWith is newStore with the given options.
+func newStoreWith(t *testing.T, opts pgstore.Options) *pgstore.Store {
+	t.Helper()
 	ctx := context.Background()
-	s, err := pgstore.Open(ctx, pgtest.URL(t), pgstore.Options{Migrate: true})
+	s, err := pgstore.Open(ctx, pgtest.URL(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

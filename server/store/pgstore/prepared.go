@@ -69,6 +69,9 @@ type tableStmts struct {
 	// stream is t's stream specification; writes record their changes
 	// when it is enabled.
 	stream store.StreamSpec
+	// sized: t has a local index, and its writes keep the sizes of its
+	// item collections (collections.go).
+	sized bool
 }
 
 // writeStmts returns t's statements, their texts each read once (they
@@ -78,7 +81,7 @@ type tableStmts struct {
 // pool with their peers.
 func (s *Store) writeStmts(ctx context.Context, t *store.Table) (*tableStmts, error) {
 	ts := &tableStmts{t: t, indexes: make([]*gen.IndexWriteSQLRow, len(t.Indexes)),
-		enqueue: s.enqueueStatement(), stream: store.StreamSpecOf(t)}
+		enqueue: s.enqueueStatement(), stream: store.StreamSpecOf(t), sized: t.HasLocalIndex()}
 	if v, ok := s.dataStmts.Load(t.ID); ok {
 		ts.data = v.(*gen.ItemWriteSQLRow)
 	} else {

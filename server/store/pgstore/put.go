@@ -13,8 +13,12 @@ import (
 // ItemPut writes item whole in one round trip (tableStmts.put: the table's
 // statements, pipelined): no BEGIN, lock, write and COMMIT round trips.
 // Deadlocks and serialization failures (among them a lost insert race) are
-// retried as ItemWrite retries them.
+// retried as ItemWrite retries them. On a table with a local index it is
+// ItemWrite, which sizes the item's collection (collections.go).
 func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (attr.Item, error) {
+	if t.HasLocalIndex() {
+		return s.ItemWrite(ctx, t, t.KeyOf(item), func(attr.Item) (attr.Item, error) { return item, nil })
+	}
 	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
 		return nil, err
@@ -26,8 +30,12 @@ func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (at
 	return s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.queryOld(ctx, w) })
 }
 
-// ItemRemove deletes the item with key in one round trip (tableStmts.remove).
+// ItemRemove deletes the item with key in one round trip (tableStmts.remove);
+// on a table with a local index it is ItemWrite, as ItemPut.
 func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
+	if t.HasLocalIndex() {
+		return s.ItemWrite(ctx, t, key, func(attr.Item) (attr.Item, error) { return nil, nil })
+	}
 	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
 		return nil, err
@@ -75,11 +83,15 @@ func (s *Store) blindWrite(ctx context.Context, op string, t *store.Table, stmt 
 // transaction, in lockOrder (table id, then key) so that two batches never
 // wait on each other in a cycle.
 // Deadlocks with other writers and serialization failures are retried as
-// ItemWrite retries them.
+// ItemWrite retries them. When an op's table has a local index, the ops
+// are one ItemTransact instead (collections.go).
 func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.Item, error) {
 	targets := make([]store.TxTarget, len(ops))
 	for i, o := range ops {
 		targets[i] = store.TxTarget{Table: o.Table, Key: o.Key}
+	}
+	if slices.ContainsFunc(ops, func(o store.WriteOp) bool { return o.Table.HasLocalIndex() }) {
+		return s.itemWriteManyLocked(ctx, targets, ops)
 	}
 	order := lockOrder(targets)
 	if err := s.withWriteStmts(ctx, order); err != nil {
@@ -114,6 +126,23 @@ func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.
 		var err error
 		olds, err = itemsInCallerOrder(order, raws)
 		return false, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return olds, nil
+}
+
+// itemWriteManyLocked is ItemWriteMany as one ItemTransact of its ops.
+func (s *Store) itemWriteManyLocked(ctx context.Context, targets []store.TxTarget, ops []store.WriteOp) ([]attr.Item, error) {
+	var olds []attr.Item
+	err := s.ItemTransact(ctx, targets, func(cur []attr.Item) ([]store.TxWrite, error) {
+		olds = cur
+		writes := make([]store.TxWrite, len(ops))
+		for i, o := range ops {
+			writes[i] = store.TxWrite{Put: o.Put, Delete: o.Put == nil}
+		}
+		return writes, nil
 	})
 	if err != nil {
 		return nil, err

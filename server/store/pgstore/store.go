@@ -49,6 +49,10 @@ type Options struct {
 	// ApplicationName is the connections' application_name unless the URL
 	// sets one; ApplicationName (the constant) when empty.
 	ApplicationName string
+	// ItemCollectionLimit is the item collection size limit in bytes on
+	// tables with local secondary indexes (store/collections.go): 0 is the
+	// service's 10 GB (store.DefaultCollectionLimit).
+	ItemCollectionLimit int64
 }
 
 // DefaultWorkers is the number of queue workers Open starts by default.
@@ -104,6 +108,9 @@ type Store struct {
 	// queueStmts is the queue workers' set-based statement texts, by table
 	// id (queue_apply.go).
 	queueStmts sync.Map
+
+	// collLimit is Options.ItemCollectionLimit (collections.go).
+	collLimit int64
 }
 
 var _ store.Store = (*Store)(nil)
@@ -131,6 +138,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: open: %w", err)
 	}
 	s := New(pool, opts.Logger)
+	s.collLimit = opts.ItemCollectionLimit
 	if err := s.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/pgstore"
 	"github.com/dynamopg/dynamopg/tests/storetest"
 )
 
@@ -13,4 +14,28 @@ import (
 // are checked against it as the API's are.
 func TestStoreContract(t *testing.T) {
 	storetest.Exercise(context.Background(), t, func(t *testing.T) store.Store { return newStore(t) })
+	storetest.ExerciseCollections(context.Background(), t, storetest.Collections{
+		New: func(t *testing.T, limit int64) store.Store {
+			return newStoreWith(t, pgstore.Options{Migrate: true, ItemCollectionLimit: limit})
+		},
+		Counters: counters,
+	})
+}
+
+// counters counts (and with forget deletes) the item collection counters
+// of table id (migration 010).
+func counters(t *testing.T, s store.Store, id int64, forget bool) int {
+	t.Helper()
+	ctx := context.Background()
+	pool := s.(*pgstore.Store).Pool()
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM dynamopg.item_collections WHERE table_id = $1`, id).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if forget {
+		if _, err := pool.Exec(ctx, `DELETE FROM dynamopg.item_collections WHERE table_id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
 }

@@ -22,6 +22,11 @@ type txTarget struct {
 	// stmts is t's write statements (writeStmts), set by withWriteStmts
 	// before any connection is taken.
 	stmts *tableStmts
+	// hash is the partition key value (encodeValue) when t has a local
+	// index; coll is then the index of its collection in the transaction's
+	// (collectionsOf), -1 otherwise.
+	hash []byte
+	coll int
 }
 
 // lockOrder is targets in the canonical locking order: table id, then key
@@ -30,7 +35,10 @@ type txTarget struct {
 func lockOrder(targets []store.TxTarget) []txTarget {
 	order := make([]txTarget, len(targets))
 	for i, tg := range targets {
-		order[i] = txTarget{t: tg.Table, key: encodeItem(tg.Table.KeyOf(tg.Key)), pos: i}
+		order[i] = txTarget{t: tg.Table, key: encodeItem(tg.Table.KeyOf(tg.Key)), pos: i, coll: -1}
+		if tg.Table.HasLocalIndex() {
+			order[i].hash = encodeValue(tg.Key[tg.Table.Hash.Name])
+		}
 	}
 	slices.SortFunc(order, func(a, b txTarget) int {
 		if c := cmp.Compare(a.t.ID, b.t.ID); c != 0 {
@@ -61,10 +69,11 @@ func (s *Store) withWriteStmts(ctx context.Context, order []txTarget) error {
 
 // ItemTransact changes several items in one transaction: it locks each
 // target's catalog row FOR KEY SHARE and its item FOR UPDATE (pipelined, in
-// lockOrder), calls fn with the items in the caller's order, then writes
-// fn's answer for each target in lockOrder through the statements ItemWrite
-// uses (index, queue and stream statements included), all of them in one
-// pipeline, and commits. Lost insert races, deadlocks and
+// lockOrder), then the counters of their item collections (collections.go),
+// calls fn with the items in the caller's order, then writes fn's answer
+// for each target in lockOrder through the statements ItemWrite uses
+// (index, queue and stream statements included) with the collections' new
+// sizes, all of them in one pipeline, and commits. Lost insert races, deadlocks and
 // serialization failures roll back and start over, up to writeAttempts
 // transactions, then ErrConflict; fn's error is returned as is.
 func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn store.TxFunc) error {
@@ -74,7 +83,7 @@ func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn s
 	}
 	return s.retryTx(ctx, "item transact", []any{"targets", len(targets)}, func() (bool, error) {
 		retry, _, err := s.itemTransactOnce(ctx, order, nil, fn)
-		return retry, err
+		return s.sizeUnsized(ctx, retry, err)
 	})
 }
 
@@ -101,9 +110,13 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 			return false, true, nil // the rollback releases the token's row
 		}
 	}
-	olds, err := s.lockMany(ctx, tx, order)
+	colls := collectionsOf(order)
+	olds, err := s.lockMany(ctx, tx, order, colls)
 	if err != nil {
 		return retryable(err), false, wrap("item transact", err)
+	}
+	if err := unsized(colls); err != nil {
+		return true, false, err
 	}
 	args := make([]attr.Item, len(olds))
 	for i, old := range olds {
@@ -116,28 +129,40 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 	if len(writes) != len(order) {
 		return false, false, fmt.Errorf("pgstore: item transact: %d writes for %d targets", len(writes), len(order))
 	}
-	// Every target's write in one pipeline, in lockOrder. A write that does
-	// not take effect raises (item_write_sql), aborting the transaction
-	// before any later statement runs.
-	b := &pgx.Batch{}
-	var dest []any
-	oks := make([]bool, len(order))
+	// Every target's write in one pipeline, in lockOrder, after the
+	// collections' sizes. A write that does not take effect raises
+	// (item_write_sql), aborting the transaction before any later statement
+	// runs.
+	nus := make([]attr.Item, len(order))
+	tally := s.tally(colls)
 	for i, o := range order {
 		w := writes[o.pos]
-		var nu attr.Item
 		switch {
 		case w.Put != nil:
 			if !bytes.Equal(encodeItem(o.t.KeyOf(w.Put)), o.key) {
 				return false, false, fmt.Errorf("pgstore: item transact: put of target %d changes its key", o.pos)
 			}
-			nu = w.Put
-		case w.Delete:
-			// nu stays nil
-		default:
+			nus[i] = w.Put
+		case !w.Delete:
+			continue // a check
+		}
+		if o.coll >= 0 {
+			tally.Add(colls[o.coll].key(), o.pos, o.t, olds[o.pos], nus[i])
+		}
+	}
+	if err := tally.Check(); err != nil {
+		return false, false, err
+	}
+	b := &pgx.Batch{}
+	dest := queueCollectionSets(b, nil, tally)
+	oks := make([]bool, len(order))
+	for i, o := range order {
+		w := writes[o.pos]
+		if w.Put == nil && !w.Delete {
 			oks[i] = true
 			continue // a check: the row lock (if any) made it atomic
 		}
-		st, err := o.stmts.store(o.key, olds[o.pos], nu, false)
+		st, err := o.stmts.store(o.key, olds[o.pos], nus[i], false)
 		if err != nil {
 			return false, false, err
 		}
@@ -168,18 +193,20 @@ func (s *Store) itemTransactOnce(ctx context.Context, order []txTarget, tok *sto
 
 // lockMany locks and reads the targets in one pipelined round trip, in the
 // order given (each target's lock statement: the catalog check, then the
-// item), and returns the items in the caller's order (by pos).
-func (s *Store) lockMany(ctx context.Context, tx pgx.Tx, order []txTarget) ([]attr.Item, error) {
+// item), then the collections colls (their sizes read into them), and
+// returns the items in the caller's order (by pos).
+func (s *Store) lockMany(ctx context.Context, tx pgx.Tx, order []txTarget, colls []collection) ([]attr.Item, error) {
 	b := &pgx.Batch{}
 	for _, o := range order {
 		st := o.stmts.lock(o.key)
 		b.Queue(st.sql, st.args...)
 	}
 	raws := make([][]byte, len(order))
-	dest := make([]any, len(order))
+	dest := make([]any, len(order), len(order)+len(colls))
 	for i := range raws {
 		dest[i] = &raws[i]
 	}
+	dest = lockCollections(b, dest, colls)
 	if err := runBatch(ctx, tx, b, dest...); err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func (s *Store) ItemTransactToken(ctx context.Context, targets []store.TxTarget,
 	err = s.retryTx(ctx, "item transact", []any{"targets", len(targets), "token", tok.Token}, func() (bool, error) {
 		retry, rep, err := s.itemTransactOnce(ctx, order, &tok, fn)
 		replayed = rep
-		return retry, err
+		return s.sizeUnsized(ctx, retry, err)
 	})
 	return replayed, err
 }

@@ -36,6 +36,10 @@ type Options struct {
 	// migration (its schema must be current), no writer, no queue workers,
 	// no builds resumed. Writes fail.
 	ReadOnly bool
+	// ItemCollectionLimit is the item collection size limit in bytes on
+	// tables with local secondary indexes (store/collections.go): 0 is the
+	// service's 10 GB (store.DefaultCollectionLimit).
+	ItemCollectionLimit int64
 }
 
 // NoQueueWorkers, as Options.QueueWorkers, disables the queue workers.
@@ -68,6 +72,9 @@ type Store struct {
 
 	// stmts are the rendered per-table statements (template.go).
 	stmts stmts
+
+	// collLimit is Options.ItemCollectionLimit (collections.go).
+	collLimit int64
 }
 
 var _ store.Store = (*Store)(nil)
@@ -102,7 +109,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.ReadOnly {
 		return openReadOnly(ctx, dsn, busy, log)
 	}
-	s := &Store{log: log, wake: make(chan struct{}, 1), buildPage: opts.BuildPageSize}
+	s := &Store{log: log, wake: make(chan struct{}, 1), buildPage: opts.BuildPageSize, collLimit: opts.ItemCollectionLimit}
 	if s.buildPage <= 0 {
 		s.buildPage = defaultBuildPage
 	}

@@ -24,8 +24,9 @@ func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (
 func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.Item, error) {
 	olds := make([]attr.Item, len(ops))
 	err := s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
+		tally := store.NewCollectionTally(s.collLimit)
 		for i, o := range ops {
-			r, err := s.lockTarget(ctx, tx, o.Table, o.Key)
+			r, err := s.lockTarget(ctx, tx, o.Table, o.Key, i, tally)
 			if err != nil {
 				return err
 			}
@@ -34,7 +35,7 @@ func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.
 				return err
 			}
 		}
-		return nil
+		return finishCollections(ctx, tx, tally)
 	})
 	if err != nil {
 		return nil, err

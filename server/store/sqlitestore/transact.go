@@ -24,6 +24,7 @@ func (s *Store) ItemTransact(ctx context.Context, targets []store.TxTarget, fn s
 // transactIn is ItemTransact's work inside the write transaction tx.
 func (s *Store) transactIn(ctx context.Context, tx *sql.Tx, targets []store.TxTarget, fn store.TxFunc) error {
 	defs := make(map[int64]*store.Table, len(targets)) // one catalog read per table
+	tally := store.NewCollectionTally(s.collLimit)
 	seen := make(map[string]int, len(targets))
 	rs := make([]*target, len(targets))
 	olds := make([]attr.Item, len(targets))
@@ -52,7 +53,10 @@ func (s *Store) transactIn(ctx context.Context, tx *sql.Tx, targets []store.TxTa
 		if err != nil {
 			return fmt.Errorf("transact: read item of %q: %w", cur.Name, err)
 		}
-		rs[i] = &target{s: s, def: cur, k: k, old: old}
+		rs[i] = &target{s: s, def: cur, k: k, old: old, pos: i, tally: tally}
+		if err := rs[i].startCollection(ctx, tx); err != nil {
+			return fmt.Errorf("transact: %w", err)
+		}
 		olds[i] = old.Clone()
 	}
 	writes, err := fn(olds)
@@ -75,7 +79,7 @@ func (s *Store) transactIn(ctx context.Context, tx *sql.Tx, targets []store.TxTa
 			return fmt.Errorf("transact: target %d: %w", i, err)
 		}
 	}
-	return nil
+	return finishCollections(ctx, tx, tally)
 }
 
 // ItemGetMany reads every target in one read transaction, hence from one

@@ -18,7 +18,8 @@ import (
 func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
 	var old attr.Item
 	err := s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
-		r, err := s.lockTarget(ctx, tx, t, key)
+		tally := store.NewCollectionTally(s.collLimit)
+		r, err := s.lockTarget(ctx, tx, t, key, 0, tally)
 		if err != nil {
 			return err
 		}
@@ -27,7 +28,10 @@ func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn
 		if err != nil {
 			return err // unchanged, as the contract says
 		}
-		return r.apply(ctx, tx, neu)
+		if err := r.apply(ctx, tx, neu); err != nil {
+			return err
+		}
+		return finishCollections(ctx, tx, tally)
 	})
 	if err != nil {
 		return nil, err
@@ -37,18 +41,25 @@ func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn
 
 // target is one item read inside a write transaction of store s: the
 // current definition of its table (from the catalog, in that transaction),
-// its encoded key and its current state (nil when absent).
+// its encoded key and its current state (nil when absent), and its place
+// in its write call: its position pos and the call's tally of item
+// collections (coll names its collection when the table has a local
+// index; collections.go).
 type target struct {
-	s   *Store
-	def *store.Table
-	k   rowKey
-	old attr.Item
+	s     *Store
+	def   *store.Table
+	k     rowKey
+	old   attr.Item
+	pos   int
+	tally *store.CollectionTally
+	coll  store.CollectionKey
 }
 
 // lockTarget reads the current definition of t and the item at key, inside
-// a write transaction (which already holds the database write lock).
+// a write transaction (which already holds the database write lock), as
+// write number pos of the call whose collections tally holds.
 // ErrTableNotFound when the table is gone.
-func (s *Store) lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item) (*target, error) {
+func (s *Store) lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item, pos int, tally *store.CollectionTally) (*target, error) {
 	cur, err := catalogByID(ctx, tx, t.ID)
 	if err != nil {
 		return nil, err
@@ -61,13 +72,19 @@ func (s *Store) lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key 
 	if err != nil {
 		return nil, fmt.Errorf("write item of %q: %w", cur.Name, err)
 	}
-	return &target{s: s, def: cur, k: k, old: old}, nil
+	r := &target{s: s, def: cur, k: k, old: old, pos: pos, tally: tally}
+	if err := r.startCollection(ctx, tx); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // apply stores neu at the target (nil deletes it), maintains every sync
 // index of its table and, when the table has async indexes, enqueues the
-// item for the queue workers (queue.go, worker.go), and records the change in
-// the table's stream when it is enabled (stream.go). Deleting an absent item
+// item for the queue workers (queue.go, worker.go), records the change in
+// the table's stream when it is enabled (stream.go), and adds it to the
+// call's tally of item collections (collections.go), which the call
+// finishes before it commits (finishCollections). Deleting an absent item
 // changes nothing. Every write path (ItemWrite, ItemTransact) goes through
 // apply.
 func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
@@ -75,6 +92,9 @@ func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 		return nil
 	}
 	cur := r.def
+	if cur.HasLocalIndex() {
+		r.tally.Add(r.coll, r.pos, cur, r.old, neu)
+	}
 	if err := r.s.putRow(ctx, tx, cur, r.k, neu); err != nil {
 		return fmt.Errorf("write item of %q: %w", cur.Name, err)
 	}

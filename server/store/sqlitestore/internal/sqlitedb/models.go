@@ -29,6 +29,12 @@ type IndexQueue struct {
 	EnqueuedAt sql.NullInt64
 }
 
+type ItemCollection struct {
+	TableID int64
+	Pk      []byte
+	Bytes   int64
+}
+
 type StreamRecord struct {
 	Seq       int64
 	TableID   int64
