@@ -196,6 +196,17 @@ func (q *Queries) TxBegin(ctx context.Context, db DBTX) error {
 	return err
 }
 
+const TxBeginSnapshot = `-- name: TxBeginSnapshot :exec
+BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY
+`
+
+// TxBeginSnapshot opens ItemGetMany's read-only transaction, whose reads
+// all see one snapshot, in the pipeline of its reads.
+func (q *Queries) TxBeginSnapshot(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, TxBeginSnapshot)
+	return err
+}
+
 const TxCommit = `-- name: TxCommit :exec
 COMMIT
 `

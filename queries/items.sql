@@ -30,10 +30,10 @@ SELECT s.item::jsonb AS item
   FROM dynamopg.item_scan(@table_id::bigint, @index_id::bigint, @lo::bigint, @hi::bigint,
                           sqlc.narg('after')::jsonb, @max_items::int) AS s;
 
--- name: ItemGetMany :batchone
--- ItemGetMany is dynamopg.item_get pipelined: ItemGetMany reads its targets in one
--- round trip inside one snapshot.
-SELECT dynamopg.item_get(@table_id::bigint, @key::jsonb)::jsonb AS item;
+-- name: TxBeginSnapshot :exec
+-- TxBeginSnapshot opens ItemGetMany's read-only transaction, whose reads
+-- all see one snapshot, in the pipeline of its reads.
+BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
 
 -- name: TxBegin :exec
 -- TxBegin opens ItemWrite's transaction in the pipeline of its first

@@ -10,9 +10,10 @@
 -- item_get_sql is the text of a statement reading one item of table p_def by
 -- key: $1 is the key (jsonb, wire form), the one row it returns holds the
 -- item (NULL: absent), and no row means the table is gone or DELETING.
--- pgstore's ItemGet runs it as a prepared statement (planned once per table
--- and connection, where item_get plans its EXECUTE on every call); the
--- text depends only on the table's id and key schema, which never change.
+-- pgstore's ItemGet and ItemGetMany run it as a prepared statement
+-- (planned once per table and connection, where a PL/pgSQL function would
+-- plan an EXECUTE on every call); the text depends only on the table's id
+-- and key schema, which never change.
 CREATE OR REPLACE FUNCTION dynamopg.item_get_sql(p_def jsonb)
 RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -172,19 +173,6 @@ BEGIN
                          v_row.rel, dynamopg.key_where_sql(p_def, '$1::jsonb'));
     insert_sql := format('INSERT INTO dynamopg_data.%I (%s) SELECT %s WHERE %s',
                          v_row.rel, v_row.cols, v_row.vals, v_row.test);
-END;
-$$;
-
--- item_get returns the item with the key attributes of p_key, or NULL.
-CREATE OR REPLACE FUNCTION dynamopg.item_get(p_table bigint, p_key jsonb)
-RETURNS jsonb
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_def  jsonb := dynamopg.table_def(p_table, false);
-    v_item jsonb;
-BEGIN
-    EXECUTE dynamopg.item_get_sql(v_def) INTO v_item USING p_key;
-    RETURN v_item;
 END;
 $$;
 

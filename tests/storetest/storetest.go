@@ -27,6 +27,7 @@ func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) sto
 	t.Run("Scan", func(t *testing.T) { exerciseScan(ctx, t, newStore) })
 	t.Run("Indexes", func(t *testing.T) { exerciseIndexes(ctx, t, newStore) })
 	t.Run("Transact", func(t *testing.T) { exerciseTransact(ctx, t, newStore) })
+	t.Run("GetMany", func(t *testing.T) { exerciseGetMany(ctx, t, newStore) })
 	t.Run("Queue", func(t *testing.T) { exerciseQueue(ctx, t, newStore) })
 	t.Run("Build", func(t *testing.T) { exerciseBuild(ctx, t, newStore) })
 	t.Run("Streams", func(t *testing.T) { exerciseStreams(ctx, t, newStore) })

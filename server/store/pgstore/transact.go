@@ -227,36 +227,48 @@ func itemsInCallerOrder(order []txTarget, raws [][]byte) ([]attr.Item, error) {
 	return olds, nil
 }
 
-// ItemGetMany reads the targets in one pipelined round trip inside one
-// REPEATABLE READ READ ONLY transaction, so that they come from one
-// snapshot. Absent items are nil.
+// ItemGetMany reads the targets in one pipelined round trip: BEGIN
+// ISOLATION LEVEL REPEATABLE READ READ ONLY, each target's read through
+// the table's prepared statement (ItemGet's item_get_sql), COMMIT, so that
+// they come from one snapshot. Absent items are nil; a table gone or
+// DELETING (its statement returns no row) is ErrTableNotFound.
 func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]attr.Item, error) {
 	if len(targets) == 0 {
 		return []attr.Item{}, nil
 	}
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	// Before the connection: itemGetStmt may take one of its own.
+	b := &pgx.Batch{}
+	b.Queue(gen.TxBeginSnapshot)
+	for _, tg := range targets {
+		stmt, err := s.itemGetStmt(ctx, tg.Table.ID)
+		if err != nil {
+			return nil, err
+		}
+		b.Queue(stmt, encodeItem(tg.Table.KeyOf(tg.Key)))
+	}
+	b.Queue(gen.TxCommit)
+	raws := make([][]byte, len(targets))
+	dest := make([]any, 0, len(targets)+2)
+	dest = append(dest, nil)
+	for i := range raws {
+		dest = append(dest, &raws[i])
+	}
+	dest = append(dest, nil)
+
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, wrap("item get many", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-
-	params := make([]gen.ItemGetManyParams, len(targets))
-	for i, tg := range targets {
-		params[i] = gen.ItemGetManyParams{TableID: tg.Table.ID, Key: encodeItem(tg.Table.KeyOf(tg.Key))}
-	}
-	raws := make([][]byte, len(targets))
-	var first error
-	s.q.ItemGetMany(ctx, tx, params).QueryRow(func(i int, raw []byte, err error) {
-		if first == nil && err != nil {
-			first = err
+	defer func() {
+		if conn.Conn().PgConn().TxStatus() != 'I' {
+			// A failed read leaves the transaction open (the pipeline
+			// skipped the COMMIT); a broken connection fails here too.
+			s.q.TxRollback(context.WithoutCancel(ctx), conn)
 		}
-		raws[i] = raw
-	})
-	if first != nil {
-		return nil, wrap("item get many", first)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, wrap("item get many", err)
+		conn.Release()
+	}()
+	if err := runBatch(ctx, conn, b, dest...); err != nil {
+		return nil, wrap("item get many", err) // no row: a table is gone (ErrTableNotFound)
 	}
 	out := make([]attr.Item, len(raws))
 	for i, raw := range raws {
