@@ -60,6 +60,21 @@ func Equal(a, b Value) bool {
 	return false
 }
 
+// EqualItems reports whether two items (nil: absent) are equal as the
+// service compares them: the same attributes, each pair Equal.
+func EqualItems(a, b Item) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok || !Equal(av, bv) {
+			return false
+		}
+	}
+	return true
+}
+
 func (a Value) setHas(b Value, s string) bool {
 	if a.T == TypeNS {
 		return slices.ContainsFunc(b.Strs, func(t string) bool { return CompareNumbers(s, t) == 0 })

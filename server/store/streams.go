@@ -40,6 +40,19 @@ func StreamSpecOf(t *Table) StreamSpec {
 	return s
 }
 
+// StreamChanged reports whether a write that takes an item from old to nu
+// (nil: absent) changes it, and so writes a stream record: an insert and a
+// deletion always do (a TTL deletion too), a write that leaves the item
+// as it was (an identical re-put, a REMOVE of an absent attribute, an
+// update that sets the same values) does not, the images compared as the
+// service compares values (numbers as numbers, sets as sets).
+func StreamChanged(old, nu attr.Item) bool {
+	if old == nil || nu == nil {
+		return old != nil || nu != nil
+	}
+	return !attr.EqualItems(old, nu)
+}
+
 // StreamRecord is one change of one item. Stores keep both images; the API
 // applies the stream's view type when it serves records.
 type StreamRecord struct {

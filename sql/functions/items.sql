@@ -51,6 +51,56 @@ BEGIN
 END;
 $$;
 
+-- item_canonical is item p_item (an item, or the value of a map attribute)
+-- with the members of every set, at any depth, in one order: two items
+-- are equal as the service compares them (store.StreamChanged and
+-- attr.EqualItems: numbers by value, which their canonical text makes a
+-- text comparison; sets whatever their members' order; lists in order)
+-- exactly when their canonical forms are equal jsonb. PL/pgSQL: the two
+-- functions call each other.
+CREATE OR REPLACE FUNCTION dynamopg.item_canonical(p_item jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+BEGIN
+    RETURN (SELECT coalesce(jsonb_object_agg(e.k, dynamopg.attr_canonical(e.v)), '{}'::jsonb)
+              FROM jsonb_each(p_item) AS e(k, v));
+END;
+$$;
+
+-- attr_canonical is item_canonical of one attribute value.
+CREATE OR REPLACE FUNCTION dynamopg.attr_canonical(p_value jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+    v_type text := (SELECT k FROM jsonb_object_keys(p_value) AS k LIMIT 1);
+BEGIN
+    CASE v_type
+        WHEN 'SS', 'NS', 'BS' THEN
+            RETURN jsonb_build_object(v_type, (SELECT jsonb_agg(m ORDER BY m)
+                                                 FROM jsonb_array_elements(p_value->v_type) AS m));
+        WHEN 'M' THEN
+            RETURN jsonb_build_object('M', dynamopg.item_canonical(p_value->'M'));
+        WHEN 'L' THEN
+            RETURN jsonb_build_object('L', (SELECT coalesce(jsonb_agg(dynamopg.attr_canonical(l.e) ORDER BY l.i), '[]'::jsonb)
+                                              FROM jsonb_array_elements(p_value->'L') WITH ORDINALITY AS l(e, i)));
+        ELSE
+            RETURN p_value;
+    END CASE;
+END;
+$$;
+
+-- item_same reports whether items p_a and p_b are equal as the service
+-- compares them: the blind put's test of a write that changes nothing,
+-- which writes no stream record. Equal jsonb is the same item (pgstore
+-- encodes both, numbers canonical); otherwise, only when p_sets (p_b holds
+-- a set somewhere, which pgstore knows) can they still be equal, with
+-- their sets' members in other orders, and item_canonical decides.
+CREATE OR REPLACE FUNCTION dynamopg.item_same(p_a jsonb, p_b jsonb, p_sets boolean)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT p_a = p_b OR (p_sets AND dynamopg.item_canonical(p_a) = dynamopg.item_canonical(p_b))
+$$;
+
 -- item_write_sql is the text of the statements that write the data row of
 -- one item of table p_def, and its stream record. pgstore prepares them per
 -- table and connection, as it does item_get_sql, and pipelines each write
@@ -79,8 +129,10 @@ $$;
 --                image, $6 ttl: the stream record of a write after
 --                lock_sql, which knows both images (stream_record_sql)
 --   put_stream_sql     put_sql that also records the change: $5 keys,
---                      $6 label; the old image and the event come from the
---                      row it locked
+--                      $6 label, $7 whether the item holds a set
+--                      (item_same); the old image and the event come from
+--                      the row it locked, and a put that leaves the item as
+--                      it was records nothing
 --   remove_stream_sql  remove_sql that also records the deletion, when it
 --                      deleted: $3 keys, $4 label
 CREATE OR REPLACE FUNCTION dynamopg.item_write_sql(p_def jsonb,
@@ -117,10 +169,13 @@ BEGIN
     v_putr := ' SELECT CASE WHEN EXISTS (SELECT FROM upd) OR EXISTS (SELECT FROM ins) THEN old.item '
               'ELSE dynamopg.item_lost_insert() END AS old FROM old';
     put_sql := v_put || v_putr;
-    put_stream_sql := v_put || format(', rec AS (%s)',
+    put_stream_sql := v_put ||
+        ', chg AS (SELECT old.item FROM old '
+                  'WHERE old.item IS NULL OR NOT dynamopg.item_same(old.item, $1::jsonb, $7::boolean))' ||
+        format(', rec AS (%s)',
         dynamopg.stream_record_sql(p_def, '$6::text',
-            'CASE WHEN old.item IS NULL THEN ''INSERT'' ELSE ''MODIFY'' END',
-            '$5::jsonb', 'old.item', '$1::jsonb', 'false', 'old')) || v_putr;
+            'CASE WHEN chg.item IS NULL THEN ''INSERT'' ELSE ''MODIFY'' END',
+            '$5::jsonb', 'chg.item', '$1::jsonb', 'false', 'chg')) || v_putr;
     v_rm := format(
         'WITH c AS MATERIALIZED (SELECT %s AS def), '
         'del AS (DELETE FROM %s d WHERE %s AND EXISTS (SELECT FROM c) RETURNING d.item)',

@@ -816,3 +816,66 @@ func ageIterator(t *testing.T, it string, age time.Duration) string {
 	body, _ = json.Marshal(m)
 	return fmt.Sprintf("%08x", crc32.ChecksumIEEE(body)) + base64.RawURLEncoding.EncodeToString(body)
 }
+
+// TestStreamsUnchangedWrites: a write that leaves an item as it was writes
+// no stream record, as the service does: an identical re-put (sets in
+// another order, a number written another way), an UpdateItem that REMOVEs
+// an absent attribute or SETs the values already there, the same put
+// through BatchWriteItem, TransactWriteItems and PartiQL. A real change
+// and the delete still write theirs.
+func TestStreamsUnchangedWrites(t *testing.T) {
+	t.Parallel()
+	harness.EachShared(t, func(t *testing.T, s *harness.Server) {
+		t.Parallel()
+		c, sc := s.Client(), streamsClient(s)
+		ctx := harness.Ctx(t)
+		name, created := createStreamTable(t, c, "str_same", types.StreamViewTypeNewAndOldImages)
+		arn := aws.ToString(created.LatestStreamArn)
+		key := Item{"pk": S("a")}
+		item := Item{"pk": S("a"), "n": N("1"), "ss": SS("x", "y"), "ns": NS("10", "2"),
+			"m": &types.AttributeValueMemberM{Value: Item{"k": S("v"), "l": &types.AttributeValueMemberL{Value: []types.AttributeValue{N("1"), S("b")}}}}}
+		same := Item{"pk": S("a"), "n": N("1.0"), "ss": SS("y", "x"), "ns": NS("2", "10.00"),
+			"m": &types.AttributeValueMemberM{Value: Item{"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{N("1"), S("b")}}, "k": S("v")}}}
+		step := func(what string, err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+		}
+		put(t, c, name, item)
+		put(t, c, name, item)
+		put(t, c, name, same)
+		_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: key, UpdateExpression: aws.String("REMOVE absent")})
+		step("UpdateItem REMOVE of an absent attribute", err)
+		_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: key,
+			UpdateExpression: aws.String("SET n = :one, ss = :ss"), ExpressionAttributeValues: Item{":one": N("1"), ":ss": SS("y", "x")}})
+		step("UpdateItem SET of the same values", err)
+		_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: key,
+			UpdateExpression: aws.String("SET n = n + :zero"), ExpressionAttributeValues: Item{":zero": N("0")}})
+		step("UpdateItem adding 0", err)
+		_, err = c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+			name: {{PutRequest: &types.PutRequest{Item: same}}}}})
+		step("BatchWriteItem of the same item", err)
+		_, err = c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String(name), Item: same}}}})
+		step("TransactWriteItems of the same item", err)
+		_, err = c.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`UPDATE "` + name + `" SET n = 1 WHERE pk = 'a'`)})
+		step("PartiQL UPDATE of the same value", err)
+		_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: key,
+			UpdateExpression: aws.String("SET n = :two"), ExpressionAttributeValues: Item{":two": N("2")}})
+		step("UpdateItem of a new value", err)
+		_, err = c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(name), Key: key})
+		step("DeleteItem", err)
+
+		recs, _ := readAll(t, sc, shardIterator(t, sc, arn, stypes.ShardIteratorTypeTrimHorizon, ""))
+		if got := eventNames(recs); got != "INSERT,MODIFY,REMOVE" {
+			t.Fatalf("events %s, want INSERT,MODIFY,REMOVE", got)
+		}
+		if n := recs[1].Dynamodb.OldImage["n"].(*stypes.AttributeValueMemberN).Value; n != "1" {
+			t.Errorf("MODIFY's old n = %s, want 1", n)
+		}
+		if n := recs[1].Dynamodb.NewImage["n"].(*stypes.AttributeValueMemberN).Value; n != "2" {
+			t.Errorf("MODIFY's new n = %s, want 2", n)
+		}
+	})
+}

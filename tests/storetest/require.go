@@ -42,18 +42,7 @@ func requireTrue(t testing.TB, ok bool, format string, args ...any) {
 }
 
 // itemsEqual compares items attribute by attribute with attr.Equal.
-func itemsEqual(a, b attr.Item) bool {
-	if (a == nil) != (b == nil) || len(a) != len(b) {
-		return false
-	}
-	for k, av := range a {
-		bv, ok := b[k]
-		if !ok || !attr.Equal(av, bv) {
-			return false
-		}
-	}
-	return true
-}
+func itemsEqual(a, b attr.Item) bool { return attr.EqualItems(a, b) }
 
 func requireItem(t testing.TB, got, want attr.Item, what string) {
 	t.Helper()

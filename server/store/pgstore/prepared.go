@@ -134,8 +134,9 @@ func (ts *tableStmts) lock(keyJSON []byte) statement {
 
 // put is the blind put of item: one statement that checks the catalog,
 // locks the item and updates or inserts it (and, with the stream enabled,
-// records the change with the image it replaced), then the index
-// statements.
+// records the change with the image it replaced, unless the put leaves the
+// item as it was: dynamopg.item_same, the SQL form of store.StreamChanged,
+// since only the statement sees the old item), then the index statements.
 func (ts *tableStmts) put(item attr.Item) (itemWrite, error) {
 	size, err := itemSize(item)
 	if err != nil {
@@ -144,7 +145,7 @@ func (ts *tableStmts) put(item attr.Item) (itemWrite, error) {
 	itemJSON := encodeItem(item)
 	st := statement{ts.data.PutSql, []any{itemJSON, size, keyHash(ts.t.Hash.Name, item), ts.t.Version}}
 	if ts.stream.Enabled {
-		st = statement{ts.data.PutStreamSql, append(st.args, encodeItem(ts.t.KeyOf(item)), ts.stream.Label)}
+		st = statement{ts.data.PutStreamSql, append(st.args, encodeItem(ts.t.KeyOf(item)), ts.stream.Label, hasSet(item))}
 	}
 	return ts.write(st, nil, item, itemJSON), nil
 }
@@ -160,7 +161,8 @@ func (ts *tableStmts) remove(keyJSON []byte) itemWrite {
 
 // store is the write of nu over old at keyJSON after the transaction locked
 // the item (lock): an insert, a replace or a delete, then the index
-// statements and the stream record; nothing when both are nil. ttl marks a
+// statements and the stream record (none for a write that leaves the item
+// as it was: store.StreamChanged); nothing when both are nil. ttl marks a
 // deletion by the TTL sweeper in its record.
 func (ts *tableStmts) store(keyJSON []byte, old, nu attr.Item, ttl bool) (itemWrite, error) {
 	var w itemWrite
@@ -181,7 +183,7 @@ func (ts *tableStmts) store(keyJSON []byte, old, nu attr.Item, ttl bool) (itemWr
 			w = ts.write(statement{ts.data.ReplaceSql, []any{nuJSON, size}}, keyJSON, nu, nuJSON)
 		}
 	}
-	if ts.stream.Enabled {
+	if ts.stream.Enabled && store.StreamChanged(old, nu) {
 		w.extra = append(w.extra, ts.record(old, nu, ttl && nu == nil))
 	}
 	return w, nil
@@ -235,6 +237,34 @@ func (ts *tableStmts) indexWrites(keyJSON []byte, nu attr.Item, nuJSON []byte) [
 		out = append(out, statement{sql: ts.enqueue, args: []any{ts.t.ID, keyJSON}})
 	}
 	return out
+}
+
+// hasSet reports whether it holds a set (SS, NS or BS) at any depth:
+// put_stream_sql's hint that two different encodings may still be the
+// same item (dynamopg.item_same).
+func hasSet(it attr.Item) bool {
+	for _, v := range it {
+		if valueHasSet(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func valueHasSet(v attr.Value) bool {
+	switch v.T {
+	case attr.TypeSS, attr.TypeNS, attr.TypeBS:
+		return true
+	case attr.TypeM:
+		return hasSet(v.M)
+	case attr.TypeL:
+		for _, e := range v.L {
+			if valueHasSet(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // keyHash is the hk column of item in a table or index whose partition key

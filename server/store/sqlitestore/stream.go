@@ -17,12 +17,13 @@ import (
 // (the loops are store/maintain's).
 
 // streamRecord records the change of the target to neu when its table's
-// stream is enabled (the definition read in this transaction decides):
-// INSERT when there was no item, REMOVE when neu is nil, MODIFY otherwise.
-// The single writer commits records in seq order.
+// stream is enabled (the definition read in this transaction decides) and
+// the write changes the item (store.StreamChanged): INSERT when there was
+// no item, REMOVE when neu is nil, MODIFY otherwise. The single writer
+// commits records in seq order.
 func (r *target) streamRecord(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 	spec := store.StreamSpecOf(r.def)
-	if !spec.Enabled || (r.old == nil && neu == nil) {
+	if !spec.Enabled || !store.StreamChanged(r.old, neu) {
 		return nil
 	}
 	event := "MODIFY"
