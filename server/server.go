@@ -25,7 +25,6 @@ import (
 
 	"github.com/dynamopg/dynamopg/server/api"
 	"github.com/dynamopg/dynamopg/server/auth"
-	"github.com/dynamopg/dynamopg/server/metrics"
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
@@ -136,10 +135,9 @@ func (s *Server) ready(c echo.Context) error {
 	return c.String(http.StatusOK, "ready")
 }
 
+// metrics serves GET /metrics (server_metrics.go).
 func (s *Server) metrics(c echo.Context) error {
-	c.Response().Header().Set("Content-Type", metrics.ContentType)
-	c.Response().WriteHeader(http.StatusOK)
-	s.m.reg.Write(c.Response())
+	s.m.handler.ServeHTTP(c.Response(), c.Request())
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/http"
 	"runtime"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 // serverMetrics are the families GET /metrics exposes.
 type serverMetrics struct {
 	reg      *metrics.Registry
+	handler  http.Handler // GET /metrics
 	requests *metrics.CounterVec
 	latency  *metrics.HistogramVec
 	errors   *metrics.CounterVec
@@ -50,6 +52,7 @@ func newServerMetrics(s *Server) *serverMetrics {
 	registerPoolStats(reg, s.store.PoolStats)
 	registerProcessCounters(reg)
 	registerOpsStats(reg, s.store)
+	m.handler = reg.Handler(s.log)
 	return m
 }
 

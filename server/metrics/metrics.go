@@ -1,305 +1,155 @@
-// Package metrics is a small Prometheus text-format registry: labelled
-// counters, labelled histograms and gauges read at scrape time. dynamopg
-// needs nothing more, so it does not pull in the Prometheus client.
+// Package metrics is dynamopg's side of the Prometheus client library
+// (github.com/prometheus/client_golang): a registry holding the standard Go
+// and process collectors, labelled counters and histograms updated on the
+// request path, and families whose samples a function returns at scrape
+// time (database pool statistics, the store's background work). Handler
+// serves the registry with promhttp: content negotiation between the text
+// format 0.0.4, OpenMetrics and protobuf, and compression.
 package metrics
 
 import (
 	"fmt"
 	"io"
-	"math"
-	"sort"
-	"strconv"
+	"log/slog"
+	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 )
 
-// Registry holds metric families and writes them in the text exposition
-// format (version 0.0.4).
+// Registry is one server's metric families. Each server has its own (none
+// is registered globally), so several servers run in one process (tests,
+// the embedded dynamopgtest server).
 type Registry struct {
-	mu       sync.Mutex
-	families []family
+	reg *prometheus.Registry
 }
 
-type family interface {
-	name() string
-	write(w io.Writer)
+// NewRegistry returns a registry with the Go runtime's and the process's
+// standard collectors (go_*, process_*).
+func NewRegistry() *Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return &Registry{reg: reg}
 }
 
-// NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{} }
-
-func (r *Registry) add(f family) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.families = append(r.families, f)
+// Handler serves the registry for GET /metrics. A family that fails to
+// collect is left out and logged; the rest is served.
+func (r *Registry) Handler(log *slog.Logger) http.Handler {
+	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{
+		ErrorLog:          errorLog{log},
+		ErrorHandling:     promhttp.ContinueOnError,
+		EnableOpenMetrics: true,
+	})
 }
 
-// Write renders every family, sorted by name.
-func (r *Registry) Write(w io.Writer) {
-	r.mu.Lock()
-	fams := append([]family(nil), r.families...)
-	r.mu.Unlock()
-	sort.SliceStable(fams, func(i, j int) bool { return fams[i].name() < fams[j].name() })
-	for _, f := range fams {
-		f.write(w)
+// Write renders every family in the text format 0.0.4 (tests and tools).
+func (r *Registry) Write(w io.Writer) error {
+	mfs, err := r.reg.Gather()
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if e := enc.Encode(mf); e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+type errorLog struct{ log *slog.Logger }
+
+func (l errorLog) Println(v ...any) {
+	if l.log != nil {
+		l.log.Warn("metrics: collect", "err", strings.TrimSpace(fmt.Sprintln(v...)))
 	}
 }
 
-// ContentType is the exposition format's media type.
-const ContentType = "text/plain; version=0.0.4; charset=utf-8"
-
 // ---------------------------------------------------------------------------
-// Counters
+// Counters and histograms of the request path
 
 // CounterVec is a counter family with fixed label names.
-type CounterVec struct {
-	n, help string
-	labels  []string
-	mu      sync.RWMutex
-	series  map[string]*counterSeries
-}
-
-type counterSeries struct {
-	values []string
-	v      atomic.Uint64 // math.Float64bits
-}
+type CounterVec struct{ vec *prometheus.CounterVec }
 
 // NewCounterVec registers a counter family.
 func (r *Registry) NewCounterVec(name, help string, labels ...string) *CounterVec {
-	c := &CounterVec{n: name, help: help, labels: labels, series: map[string]*counterSeries{}}
-	r.add(c)
-	return c
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	r.reg.MustRegister(c)
+	return &CounterVec{vec: c}
 }
-
-func (c *CounterVec) name() string { return c.n }
 
 // Add adds delta to the series with the label values (in label order).
 func (c *CounterVec) Add(delta float64, values ...string) {
-	key := strings.Join(values, "\xff")
-	c.mu.RLock()
-	s := c.series[key]
-	c.mu.RUnlock()
-	if s == nil {
-		c.mu.Lock()
-		if s = c.series[key]; s == nil {
-			s = &counterSeries{values: append([]string(nil), values...)}
-			c.series[key] = s
-		}
-		c.mu.Unlock()
-	}
-	for {
-		old := s.v.Load()
-		nv := math.Float64bits(math.Float64frombits(old) + delta)
-		if s.v.CompareAndSwap(old, nv) {
-			return
-		}
-	}
+	c.vec.WithLabelValues(values...).Add(delta)
 }
 
 // Inc adds one.
-func (c *CounterVec) Inc(values ...string) { c.Add(1, values...) }
-
-// Value reads one series (tests).
-func (c *CounterVec) Value(values ...string) float64 {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if s := c.series[strings.Join(values, "\xff")]; s != nil {
-		return math.Float64frombits(s.v.Load())
-	}
-	return 0
-}
-
-func (c *CounterVec) write(w io.Writer) {
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", c.n, escapeHelp(c.help), c.n)
-	c.mu.RLock()
-	list := make([]*counterSeries, 0, len(c.series))
-	for _, s := range c.series {
-		list = append(list, s)
-	}
-	c.mu.RUnlock()
-	sort.Slice(list, func(i, j int) bool { return lessValues(list[i].values, list[j].values) })
-	for _, s := range list {
-		fmt.Fprintf(w, "%s%s %s\n", c.n, labelString(c.labels, s.values, "", ""), formatFloat(math.Float64frombits(s.v.Load())))
-	}
-}
-
-// ---------------------------------------------------------------------------
-// Histograms
+func (c *CounterVec) Inc(values ...string) { c.vec.WithLabelValues(values...).Inc() }
 
 // DefaultBuckets are latency buckets in seconds, from 1 ms to 10 s.
 var DefaultBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
 // HistogramVec is a histogram family with fixed label names.
-type HistogramVec struct {
-	n, help string
-	labels  []string
-	buckets []float64
-	mu      sync.Mutex
-	series  map[string]*histSeries
-}
-
-type histSeries struct {
-	values []string
-	counts []uint64 // per bucket, not cumulative; last is +Inf
-	sum    float64
-	count  uint64
-}
+type HistogramVec struct{ vec *prometheus.HistogramVec }
 
 // NewHistogramVec registers a histogram family.
 func (r *Registry) NewHistogramVec(name, help string, buckets []float64, labels ...string) *HistogramVec {
-	h := &HistogramVec{n: name, help: help, labels: labels, buckets: buckets, series: map[string]*histSeries{}}
-	r.add(h)
-	return h
+	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
+	r.reg.MustRegister(h)
+	return &HistogramVec{vec: h}
 }
-
-func (h *HistogramVec) name() string { return h.n }
 
 // Observe records one value in the series with the label values.
 func (h *HistogramVec) Observe(v float64, values ...string) {
-	key := strings.Join(values, "\xff")
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := h.series[key]
-	if s == nil {
-		s = &histSeries{values: append([]string(nil), values...), counts: make([]uint64, len(h.buckets)+1)}
-		h.series[key] = s
-	}
-	i := sort.SearchFloat64s(h.buckets, v) // first bucket with le >= v
-	s.counts[i]++
-	s.sum += v
-	s.count++
-}
-
-// Count reads one series' observation count (tests).
-func (h *HistogramVec) Count(values ...string) uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if s := h.series[strings.Join(values, "\xff")]; s != nil {
-		return s.count
-	}
-	return 0
-}
-
-func (h *HistogramVec) write(w io.Writer) {
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", h.n, escapeHelp(h.help), h.n)
-	h.mu.Lock()
-	list := make([]histSeries, 0, len(h.series))
-	for _, s := range h.series {
-		cp := *s
-		cp.counts = append([]uint64(nil), s.counts...)
-		list = append(list, cp)
-	}
-	h.mu.Unlock()
-	sort.Slice(list, func(i, j int) bool { return lessValues(list[i].values, list[j].values) })
-	for _, s := range list {
-		var cum uint64
-		for i, le := range h.buckets {
-			cum += s.counts[i]
-			fmt.Fprintf(w, "%s_bucket%s %d\n", h.n, labelString(h.labels, s.values, "le", formatFloat(le)), cum)
-		}
-		fmt.Fprintf(w, "%s_bucket%s %d\n", h.n, labelString(h.labels, s.values, "le", "+Inf"), s.count)
-		fmt.Fprintf(w, "%s_sum%s %s\n", h.n, labelString(h.labels, s.values, "", ""), formatFloat(s.sum))
-		fmt.Fprintf(w, "%s_count%s %d\n", h.n, labelString(h.labels, s.values, "", ""), s.count)
-	}
+	h.vec.WithLabelValues(values...).Observe(v)
 }
 
 // ---------------------------------------------------------------------------
-// Gauges and counters read at scrape time
+// Families read at scrape time
 
-// Sample is one value of a collected family.
+// Sample is one value of a family read at scrape time.
 type Sample struct {
 	Labels []string // label values, in the family's label order
 	Value  float64
 }
 
-type collected struct {
-	n, help, typ string
-	labels       []string
-	fn           func() []Sample
-}
-
 // NewGaugeFunc registers a gauge family whose samples fn returns at scrape
-// time. A nil or empty result writes the family header only.
+// time. A nil or empty result exposes no series. Of samples with the same
+// label values the first is exposed.
 func (r *Registry) NewGaugeFunc(name, help string, fn func() []Sample, labels ...string) {
-	r.add(&collected{n: name, help: help, typ: "gauge", labels: labels, fn: fn})
+	r.reg.MustRegister(&funcCollector{desc: prometheus.NewDesc(name, help, labels, nil), typ: prometheus.GaugeValue, fn: fn})
 }
 
 // NewCounterFunc is NewGaugeFunc for a value that only grows.
 func (r *Registry) NewCounterFunc(name, help string, fn func() []Sample, labels ...string) {
-	r.add(&collected{n: name, help: help, typ: "counter", labels: labels, fn: fn})
+	r.reg.MustRegister(&funcCollector{desc: prometheus.NewDesc(name, help, labels, nil), typ: prometheus.CounterValue, fn: fn})
 }
 
-func (c *collected) name() string { return c.n }
+// funcCollector is one family read at scrape time.
+type funcCollector struct {
+	desc *prometheus.Desc
+	typ  prometheus.ValueType
+	fn   func() []Sample
+}
 
-func (c *collected) write(w io.Writer) {
+func (c *funcCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *funcCollector) Collect(ch chan<- prometheus.Metric) {
 	samples := c.fn()
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", c.n, escapeHelp(c.help), c.n, c.typ)
+	seen := make(map[string]bool, len(samples))
 	for _, s := range samples {
-		fmt.Fprintf(w, "%s%s %s\n", c.n, labelString(c.labels, s.Labels, "", ""), formatFloat(s.Value))
-	}
-}
-
-// ---------------------------------------------------------------------------
-// Formatting
-
-func labelString(names, values []string, extraName, extraValue string) string {
-	if len(names) == 0 && extraName == "" {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, n := range names {
-		if i > 0 {
-			b.WriteByte(',')
+		// The registry refuses a family with a repeated label set.
+		key := strings.Join(s.Labels, "\xff")
+		if seen[key] {
+			continue
 		}
-		v := ""
-		if i < len(values) {
-			v = values[i]
+		seen[key] = true
+		m, err := prometheus.NewConstMetric(c.desc, c.typ, s.Value, s.Labels...)
+		if err != nil {
+			m = prometheus.NewInvalidMetric(c.desc, err)
 		}
-		b.WriteString(n)
-		b.WriteString(`="`)
-		b.WriteString(escapeLabel(v))
-		b.WriteByte('"')
+		ch <- m
 	}
-	if extraName != "" {
-		if len(names) > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(extraName)
-		b.WriteString(`="`)
-		b.WriteString(extraValue)
-		b.WriteByte('"')
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-var labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
-var helpEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
-
-func escapeLabel(s string) string { return labelEscaper.Replace(s) }
-func escapeHelp(s string) string  { return helpEscaper.Replace(s) }
-
-func formatFloat(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case math.IsNaN(v):
-		return "NaN"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-func lessValues(a, b []string) bool {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return len(a) < len(b)
 }
 
 // SanitizeName turns s into a valid metric name fragment ([a-zA-Z0-9_]).

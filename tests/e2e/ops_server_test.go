@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -68,17 +69,40 @@ func httpGet(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// metricValue finds the sample `name{labels} value` in a scrape.
+// metricValue finds the sample `name{labels} value` in a scrape (text
+// format); the labels may be in any order.
 func metricValue(t *testing.T, scrape, series string) (float64, bool) {
 	t.Helper()
+	want := seriesKey(series)
 	for _, line := range strings.Split(scrape, "\n") {
-		if rest, ok := strings.CutPrefix(line, series+" "); ok {
-			var v float64
-			fmt.Sscan(rest, &v)
-			return v, true
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
 		}
+		i := strings.LastIndexByte(line, '}') + 1
+		if i == 0 {
+			i = strings.IndexByte(line, ' ')
+		}
+		if i <= 0 || seriesKey(line[:i]) != want {
+			continue
+		}
+		var v float64
+		fmt.Sscan(strings.TrimSpace(line[i:]), &v)
+		return v, true
 	}
 	return 0, false
+}
+
+var labelPair = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
+
+// seriesKey is a series `name{a="x",b="y"}` with its labels sorted.
+func seriesKey(series string) string {
+	name, labels, ok := strings.Cut(series, "{")
+	if !ok {
+		return series
+	}
+	pairs := labelPair.FindAllString(labels, -1)
+	sort.Strings(pairs)
+	return name + "{" + strings.Join(pairs, ",") + "}"
 }
 
 func TestOpsMetricsAndLogs(t *testing.T) {
