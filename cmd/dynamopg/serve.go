@@ -18,8 +18,8 @@ import (
 	"github.com/dynamopg/dynamopg/server"
 	"github.com/dynamopg/dynamopg/server/api"
 	"github.com/dynamopg/dynamopg/server/auth"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
-	"github.com/dynamopg/dynamopg/server/store/maintain"
 )
 
 const shutdownGrace = 30 * time.Second
@@ -35,7 +35,7 @@ func serve(ctx context.Context, args []string) error {
 	logLevel := st.String("log-level", "DYNAMOPG_LOG_LEVEL", "info", "log level: debug (every request), info (refused requests), warn (throttling), error")
 	logFormat := st.String("log-format", "DYNAMOPG_LOG_FORMAT", "text", "log format: text or json")
 	propagation := st.String("index-propagation", "DYNAMOPG_INDEX_PROPAGATION", "sync", "how writes reach new secondary indexes: sync (in the write's transaction) or async (through the queue)")
-	ttlInterval := st.Duration("ttl-interval", "DYNAMOPG_TTL_INTERVAL", 30*time.Second, "how often the TTL sweeper deletes expired items; 0 runs no sweeper in this process")
+	ttlInterval := st.Duration("ttl-interval", "DYNAMOPG_TTL_INTERVAL", backend.DefaultTTLInterval, "how often the TTL sweeper deletes expired items; 0 runs no sweeper in this process")
 	collLimit := st.Int64("item-collection-limit", "DYNAMOPG_ITEM_COLLECTION_LIMIT", 0, "item collection size limit in bytes on tables with local secondary indexes; 0 is the service's 10 GB")
 	authMode := st.String("auth", "DYNAMOPG_AUTH", "none", "request authentication: none (accept any credentials) or sigv4 (verify signatures against --credentials-file and DYNAMOPG_CREDENTIALS)")
 	credFile := st.String("credentials-file", "DYNAMOPG_CREDENTIALS_FILE", "", "with --auth sigv4: file of lines 'ACCESS_KEY_ID SECRET' (# comments allowed)")
@@ -106,19 +106,11 @@ func serve(ctx context.Context, args []string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	stor, err := openStore(ctx, *db, !*noMigrate, int32(*dbMaxConns), *collLimit, log)
+	be, err := backend.Open(ctx, *db, backend.Options{Migrate: !*noMigrate, MaxConns: int32(*dbMaxConns), ItemCollectionLimit: *collLimit, TTLInterval: *ttlInterval, Logger: log})
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
-	defer stor.Close()
-	loops := maintain.Start(stor, maintain.Options{
-		StreamTrim: streamTrimInterval,
-		TTLSweep:   *ttlInterval,
-		TokenPurge: tokenPurgeInterval,
-		TokenTTL:   api.TxTokenTTL,
-		Logger:     log,
-	})
-	defer loops.Stop()
+	defer be.Close()
 
 	var tlsCfg *tls.Config
 	if *tlsCert != "" {
@@ -137,7 +129,7 @@ func serve(ctx context.Context, args []string) error {
 		ln = tls.NewListener(ln, tlsCfg)
 		scheme = "https"
 	}
-	srv := server.NewWithConfig(stor, log, server.Config{
+	srv := server.NewWithConfig(be.Store, log, server.Config{
 		API:            api.Options{IndexPropagation: *propagation},
 		Auth:           verifier,
 		RequestTimeout: *reqTimeout,
