@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/dynamopg/dynamopg/dynamopgtest"
 	"github.com/dynamopg/dynamopg/tests/pgtest"
 	"github.com/dynamopg/dynamopg/tests/sdkhttp"
 )
@@ -73,13 +74,16 @@ func repoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Server is one running dynamopg process.
+// Server is one running dynamopg: a process of the binary (Start, StartDB),
+// or a server inside the test process (Shared).
 type Server struct {
 	Backend string
 	DB      string // the --db argument
 	URL     string // http://127.0.0.1:PORT
 	cmd     *exec.Cmd
-	logs    *bytesBuffer
+	// embedded is the in-process server of Shared; nil for a process.
+	embedded *dynamopgtest.Server
+	logs     *bytesBuffer
 	// transport pools this server's connections only: with the shared
 	// default transport, a connection kept from a server that was killed
 	// could be reused for a later server that got the same port.
@@ -165,15 +169,27 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	return w.s.logs.Write(p)
 }
 
-// Logs returns what the process printed so far.
+// Logs returns what the process printed so far (an in-process server: its
+// records at warning level and above).
 func (s *Server) Logs() string {
+	if s.embedded != nil {
+		return s.embedded.Logs()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.logs.String()
 }
 
-// Stop sends SIGTERM and waits for a graceful exit.
+// Stop sends SIGTERM and waits for a graceful exit (an in-process server:
+// closes it).
 func (s *Server) Stop() {
+	if s.embedded != nil {
+		defer closeIdle(s.transport)
+		if err := s.embedded.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "harness: stop the in-process %s server: %v\n", s.Backend, err)
+		}
+		return
+	}
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
@@ -190,7 +206,8 @@ func (s *Server) Stop() {
 	s.cmd = nil
 }
 
-// PID is the process id of the running server (0 when stopped).
+// PID is the process id of the running server (0 when stopped, and for the
+// shared in-process server).
 func (s *Server) PID() int {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return 0
@@ -198,8 +215,12 @@ func (s *Server) PID() int {
 	return s.cmd.Process.Pid
 }
 
-// Kill ends the process with SIGKILL (crash tests).
+// Kill ends the process with SIGKILL (crash tests). A shared in-process
+// server cannot be killed.
 func (s *Server) Kill() {
+	if s.embedded != nil {
+		panic("harness: Kill on the shared in-process server; crash tests start a process (Start)")
+	}
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
@@ -220,6 +241,9 @@ func (s *Server) Resume(t testing.TB) {
 // Restart starts the process again on the same database and a new port.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
+	if s.embedded != nil {
+		t.Fatal("harness: Restart on the shared in-process server; restart tests start a process (Start)")
+	}
 	s.Stop()
 	s.start(t)
 }

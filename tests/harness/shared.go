@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dynamopg/dynamopg/dynamopgtest"
 	"github.com/dynamopg/dynamopg/tests/pgtest"
+	"github.com/dynamopg/dynamopg/tests/sdkhttp"
 )
 
 // sharedT holds cleanups that run when the test binary exits, for
@@ -56,6 +58,12 @@ func (s *sharedT) runCleanups() {
 
 // Shared returns the package's one server for the backend, starting it on
 // first use. Tests using it must use their own table names (TableName).
+//
+// The shared servers run inside the test process (package dynamopgtest)
+// with serve's defaults, on a SQLite file or a PostgreSQL database as a
+// process would: nothing is built or started, and -race sees the server's
+// goroutines too. Tests that kill or restart a server, or need serve's
+// flags, start a process (Start, StartDB).
 func Shared(t *testing.T, backend string) *Server {
 	t.Helper()
 	sharedMu.Lock()
@@ -64,6 +72,7 @@ func Shared(t *testing.T, backend string) *Server {
 		return s
 	}
 	var db string
+	var opt dynamopgtest.Option
 	switch backend {
 	case "sqlite":
 		dir, err := os.MkdirTemp("", "dynamopg-shared-")
@@ -71,14 +80,21 @@ func Shared(t *testing.T, backend string) *Server {
 			t.Fatal(err)
 		}
 		sharedOwner.tmp = dir
-		db = "sqlite:" + filepath.Join(dir, "shared.db")
+		path := filepath.Join(dir, "shared.db")
+		db, opt = "sqlite:"+path, dynamopgtest.WithSQLiteFile(path)
 	case "postgres":
 		db = sharedPostgresURL(t)
+		opt = dynamopgtest.WithPostgres(db)
 	default:
 		t.Fatalf("unknown backend %q", backend)
 	}
-	s := &Server{Backend: backend, DB: db, logs: &bytesBuffer{}}
-	s.start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	emb, err := dynamopgtest.Start(ctx, opt)
+	if err != nil {
+		t.Fatalf("shared %s server: %v", backend, err)
+	}
+	s := &Server{Backend: backend, DB: db, URL: emb.URL, embedded: emb, transport: sdkhttp.Transport()}
 	sharedServers[backend] = s
 	return s
 }
