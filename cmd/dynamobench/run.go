@@ -77,6 +77,7 @@ type report struct {
 	Lag       []lagResult       `json:"async_index_lag,omitempty"`
 	Build     *buildResult      `json:"online_build,omitempty"`
 	Startup   []startupResult   `json:"startup,omitempty"`
+	Embedded  *embeddedResult   `json:"embedded_startup,omitempty"`
 	Workloads map[string]string `json:"workload_titles"`
 }
 
@@ -224,6 +225,8 @@ func run(ctx context.Context, cfg *config) error {
 				rep.Startup = append(rep.Startup, measureStartup(ctx, env, b))
 			}
 		}
+		r := measureEmbedded(ctx)
+		rep.Embedded = &r
 	}
 
 	rep.Ratios = ratios(rep)
@@ -376,6 +379,9 @@ func goals(rep *report) []goal {
 			add("sqlite idle RSS MB", "< 30", s.IdleRSSMB, true, s.IdleRSSMB < 30)
 		}
 	}
+	if g, ok := rep.Embedded.goal(); ok {
+		out = append(out, g)
+	}
 	if b := rep.Build; b != nil && b.Error == "" && b.InsertSelectRowsPerSec > 0 {
 		r := b.QuietRowsPerSec / b.InsertSelectRowsPerSec
 		add("backfill / INSERT…SELECT (quiet)", ">= 0.5", r, true, r >= 0.5)
@@ -497,6 +503,7 @@ func printReport(f *os.File, rep *report) {
 			fmt.Fprintf(f, "  %-8s first answer after %.0f ms (median of %v); idle RSS %.1f MB\n", s.Backend, s.FirstAnswerMs, s.RunsMs, s.IdleRSSMB)
 		}
 	}
+	rep.Embedded.print(f)
 	if len(rep.Goals) > 0 {
 		fmt.Fprintln(f, "\ngoals of the performance issue (16 clients):")
 		for _, g := range rep.Goals {
