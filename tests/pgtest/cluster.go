@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ory/dockertest/v3"
 )
 
 // EnvURL names the variable holding a PostgreSQL server URL to use instead
@@ -23,32 +25,47 @@ var (
 	serverURL string
 	serverErr error
 	started   *cluster
+	running   *container
 )
 
 // Server returns the URL of this process's PostgreSQL server (its
-// "postgres" database): DYNAMOPG_TEST_PG if set, otherwise a throwaway
-// cluster started on first use. Stop stops that cluster.
+// "postgres" database), started on first use: DYNAMOPG_TEST_PG if set;
+// else, when a Docker engine answers (DOCKER_HOST or the default socket),
+// a container of DYNAMOPG_TEST_PG_IMAGE (DefaultImage); else a throwaway
+// cluster from the local binaries. The choice is printed to stderr (the
+// test log). Stop stops what it started.
 func Server() (string, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if serverURL != "" || serverErr != nil {
 		return serverURL, serverErr
 	}
-	if u := os.Getenv(EnvURL); u != "" {
-		serverURL = u
-		return serverURL, nil
+	var pool *dockertest.Pool
+	src := chooseSource(os.Getenv, func() (err error) { pool, err = dockerPool(); return err })
+	switch src.kind {
+	case "env":
+		serverURL = src.url
+	case "docker":
+		c, err := startContainer(pool, src.image)
+		if err == nil {
+			running, serverURL = c, c.url
+			break
+		}
+		src.why = fmt.Sprintf("PostgreSQL from initdb (local binaries): Docker failed: %v", err)
+		fallthrough
+	case "initdb":
+		c, err := startCluster()
+		if err != nil {
+			serverErr = fmt.Errorf("pgtest: %s: %w", src.why, err)
+			return "", serverErr
+		}
+		started, serverURL = c, c.url
 	}
-	c, err := startCluster()
-	if err != nil {
-		serverErr = fmt.Errorf("pgtest: %w", err)
-		return "", serverErr
-	}
-	started = c
-	serverURL = c.url
+	fmt.Fprintf(os.Stderr, "pgtest: %s\n", src.why)
 	return serverURL, nil
 }
 
-// Stop stops and removes the cluster Server started, if any.
+// Stop stops and removes the cluster or container Server started, if any.
 func Stop() {
 	mu.Lock()
 	defer mu.Unlock()
@@ -56,6 +73,19 @@ func Stop() {
 		started.stop()
 		started = nil
 	}
+	if running != nil {
+		running.stop()
+		running = nil
+	}
+}
+
+// serverSettings are the settings of every throwaway server: durability
+// off (a test's data need not survive a crash), room for many pools.
+var serverSettings = []string{
+	"fsync=off",
+	"synchronous_commit=off",
+	"full_page_writes=off",
+	"max_connections=200",
 }
 
 // cluster is a PostgreSQL cluster in a temporary directory.
@@ -102,12 +132,8 @@ func startCluster(settings ...string) (*cluster, error) {
 		"-p", strconv.Itoa(port),
 		"-k", dir,
 		"-c", "listen_addresses=127.0.0.1",
-		"-c", "fsync=off",
-		"-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off",
-		"-c", "max_connections=200",
 	}
-	for _, kv := range settings {
+	for _, kv := range append(append([]string(nil), serverSettings...), settings...) {
 		opts = append(opts, "-c", kv)
 	}
 	c.opts = strings.Join(opts, " ")

@@ -1,6 +1,10 @@
 // Package pgtest owns the PostgreSQL that tests run against: one server per
-// process (DYNAMOPG_TEST_PG, or a throwaway cluster started from the local
-// PostgreSQL binaries) and a fresh database per URL call.
+// process and a fresh database per URL call. The server is, in this order:
+// DYNAMOPG_TEST_PG if set; a container of DYNAMOPG_TEST_PG_IMAGE
+// (postgres:15-alpine by default, run with dockertest) when a Docker engine
+// answers at DOCKER_HOST or the default socket; a throwaway cluster started
+// with initdb from the local PostgreSQL binaries. A line on stderr (the test
+// log, with -v) says which.
 //
 // In tests:
 //
@@ -18,6 +22,6 @@
 //	cl.Stop("immediate") // or "fast"; then
 //	cl.Start()           // same port and data directory
 //
-// Without a server: tests skip, unless CI=true, where they fail. Docker
-// (dockertest) is not implemented.
+// Without a server: tests skip, unless CI=true, where they fail. Dedicated
+// clusters always come from the local binaries.
 package pgtest
