@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	_ "github.com/dynamopg/dynamopg/cmd/dynamopg/internal/buildorder" // SQLite first in a cold build
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
