@@ -9,8 +9,8 @@ import (
 
 // Key size limits of the service.
 const (
-	maxHashKeySize  = 2048
-	maxRangeKeySize = 1024
+	maxHashKeySize  = store.MaxHashKeySize
+	maxRangeKeySize = store.MaxRangeKeySize
 )
 
 func keyValueSize(v attr.Value) int {

@@ -2,14 +2,24 @@ package store
 
 import "github.com/dynamopg/dynamopg/server/attr"
 
+// The service's key size limits, in bytes of the value (UTF-8 for S, raw
+// bytes for B), for a table's key and an index's alike.
+const (
+	MaxHashKeySize  = 2048
+	MaxRangeKeySize = 1024
+)
+
 // Indexable reports whether an item belongs in the index: it has the index's
-// key attributes with their declared types.
+// key attributes with their declared types, within the key size limits. The
+// API refuses a write that breaks the limits, so only an online build meets
+// such items (written before the index existed), and skips them as the
+// service does. PostgreSQL's copy of this rule is index_row_sql's test.
 func (ix *Index) Indexable(it attr.Item) bool {
-	if v, ok := it[ix.Hash.Name]; !ok || v.T != ix.Hash.Type {
+	if v, ok := it[ix.Hash.Name]; !ok || v.T != ix.Hash.Type || v.Size() > MaxHashKeySize {
 		return false
 	}
 	if ix.Range != nil {
-		if v, ok := it[ix.Range.Name]; !ok || v.T != ix.Range.Type {
+		if v, ok := it[ix.Range.Name]; !ok || v.T != ix.Range.Type || v.Size() > MaxRangeKeySize {
 			return false
 		}
 	}

@@ -194,7 +194,9 @@ $$;
 --         JSON null occurs nowhere else in a stored item: the wire form has
 --         none (NULL is {"NULL": true}) and attr.DecodeItem refuses it.
 --   test  whether the item is indexable: it has the index's key attributes
---         with their declared types
+--         with their declared types, within the key size limits
+--         (store.Index.Indexable: 2048 bytes for the partition key, 1024
+--         for the sort key)
 --
 -- The texts depend only on the index's and the table's key schemas and the
 -- projection, which never change.
@@ -235,10 +237,14 @@ BEGIN
         vals := vals || format(', jsonb_strip_nulls(%s)', array_to_string(v_parts, ' || '));
     END IF;
     test := format('coalesce((%s->%L) ? %L, false)', p_src, v_ix->'hash'->>'name',
-                   dynamopg.key_letter((v_ix->'hash'->>'type')::int));
+                   dynamopg.key_letter((v_ix->'hash'->>'type')::int))
+         || ' AND ' || dynamopg.key_size_test_sql((v_ix->'hash'->>'type')::int,
+                                                  format('%s->%L', p_src, v_ix->'hash'->>'name'), 2048);
     IF dynamopg.has_range(v_ix) THEN
         test := test || format(' AND coalesce((%s->%L) ? %L, false)', p_src, v_ix->'range'->>'name',
-                               dynamopg.key_letter((v_ix->'range'->>'type')::int));
+                               dynamopg.key_letter((v_ix->'range'->>'type')::int))
+             || ' AND ' || dynamopg.key_size_test_sql((v_ix->'range'->>'type')::int,
+                                                      format('%s->%L', p_src, v_ix->'range'->>'name'), 1024);
     END IF;
 END;
 $$;

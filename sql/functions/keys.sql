@@ -33,6 +33,34 @@ BEGIN
 END;
 $$;
 
+-- key_size_test_sql is the SQL test that the key value of type p_type in the
+-- jsonb attribute value expression p_src is at most p_limit bytes
+-- (store.MaxHashKeySize, MaxRangeKeySize): the UTF-8 bytes of an S before
+-- the NUL escape (README: each escaped character is a two-byte pair, which
+-- the regexp removes), the decoded bytes of a B. A number is never near the
+-- limits. The first half of each test decides every value a write can send
+-- (the API refuses longer keys); the second only an oversized candidate,
+-- which an online build meets in items written before the index existed.
+CREATE OR REPLACE FUNCTION dynamopg.key_size_test_sql(p_type int, p_src text, p_limit int)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+BEGIN
+    CASE p_type
+        WHEN 1 THEN RETURN format(
+            '(octet_length((%1$s)->>''S'') <= %2$s OR (octet_length((%1$s)->>''S'')'
+            ' + octet_length(regexp_replace((%1$s)->>''S'', %3$L, '''', ''g''))) / 2 <= %2$s)',
+            p_src, p_limit, '\x01.');
+        WHEN 2 THEN RETURN 'true';
+        WHEN 3 THEN RETURN format(
+            '(octet_length((%1$s)->>''B'') <= %2$s'
+            ' OR octet_length(decode((%1$s)->>''B'', ''base64'')) <= %2$s)',
+            p_src, p_limit);
+        ELSE RAISE EXCEPTION 'dynamopg: % is not a key type', p_type
+            USING ERRCODE = 'invalid_parameter_value';
+    END CASE;
+END;
+$$;
+
 -- key_value_sql is the SQL expression reading a key of type p_type from the
 -- jsonb attribute value expression p_src.
 CREATE OR REPLACE FUNCTION dynamopg.key_value_sql(p_type int, p_src text)

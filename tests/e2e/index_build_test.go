@@ -851,3 +851,33 @@ func canonItemList(items []Item) []any {
 	}
 	return out
 }
+
+// TestIndexBuildExistingOversizedKey: an item written before the index
+// existed whose value for the index key is over the service's limit (2,048
+// bytes for an index partition key, 1,024 for its sort key) is left out of
+// the index, and the build finishes; the items at the limit are indexed.
+func TestIndexBuildExistingOversizedKey(t *testing.T) {
+	t.Parallel()
+	harness.EachShared(t, func(t *testing.T, s *harness.Server) {
+		t.Parallel()
+		c := s.Client()
+		ctx := harness.Ctx(t)
+		table := createHashTable(t, c, "ibbig")
+		put(t, c, table, Item{"pk": S("at-limit"), "gb": S(strings.Repeat("x", 2048)), "gr": S(strings.Repeat("r", 1024))})
+		put(t, c, table, Item{"pk": S("hash-over"), "gb": S(strings.Repeat("x", 2049)), "gr": S("r")})
+		put(t, c, table, Item{"pk": S("range-over"), "gb": S("x"), "gr": S(strings.Repeat("r", 1025))})
+		g := ibGSI{Name: "gixBig", Hash: "gb", HashType: "S", Range: "gr", RangeType: "S", Projection: types.ProjectionTypeKeysOnly}
+		start := time.Now()
+		if _, _, err := ibCreateIndex(ctx, c, table, g); err != nil {
+			t.Fatalf("Create: %v", err)
+		}
+		states := ibWatch(c, table, g.Name, start, 10*time.Millisecond, 30*time.Second)
+		if last := states[len(states)-1]; last.Status != "ACTIVE" {
+			t.Fatalf("index with oversized keys in the table: ended %s, want ACTIVE (the service skips the items); states:\n%s", last.Status, ibStates(states))
+		}
+		ix := ibScanAll(t, c, table, g.Name)
+		if len(ix) != 1 || ibBaseKey(ix[0], []string{"pk"}) != `{"S":"at-limit"}` {
+			t.Errorf("index holds %s, want only the item at-limit", show(canonItemList(ix)))
+		}
+	})
+}

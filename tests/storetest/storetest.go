@@ -30,6 +30,7 @@ func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) sto
 	t.Run("GetMany", func(t *testing.T) { exerciseGetMany(ctx, t, newStore) })
 	t.Run("Queue", func(t *testing.T) { exerciseQueue(ctx, t, newStore) })
 	t.Run("Build", func(t *testing.T) { exerciseBuild(ctx, t, newStore) })
+	t.Run("BuildKeySize", func(t *testing.T) { exerciseBuildKeySize(ctx, t, newStore) })
 	t.Run("Streams", func(t *testing.T) { exerciseStreams(ctx, t, newStore) })
 	t.Run("StreamUnchanged", func(t *testing.T) { exerciseStreamUnchanged(ctx, t, newStore) })
 	t.Run("DeletedTables", func(t *testing.T) { exerciseDeletedTables(ctx, t, newStore) })
