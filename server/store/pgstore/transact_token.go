@@ -14,7 +14,7 @@ import (
 )
 
 // ItemTransactToken is ItemTransact with a client token claimed in the same
-// transaction (see store.Transactor). The token row is claimed before any
+// transaction (see store.Transactions). The token row is claimed before any
 // item is locked, so two calls with one token serialize on the token's
 // primary key (the second waits for the first's commit or rollback) and
 // never deadlock with item locks; a claim that loses a race in another way

@@ -11,7 +11,7 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// The online build of a global secondary index (store.IndexBuilder).
+// The online build of a global secondary index (store.IndexBuilds).
 //
 // TableUpdate commits the index to the catalog as CREATING together with its
 // empty storage. The build then backfills it in pages: each page is one

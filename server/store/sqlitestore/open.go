@@ -65,7 +65,7 @@ type Store struct {
 	// The online index builds (build.go).
 	builds     builds
 	buildPage  int
-	buildStats buildStats // their progress, for OpsStats
+	buildStats buildStats // their progress, for Status
 
 	// The group committer of item writes (group.go).
 	groups writeGroups

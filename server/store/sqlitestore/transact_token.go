@@ -13,7 +13,7 @@ import (
 )
 
 // ItemTransactToken is ItemTransact with the client token checked and
-// recorded in the same write transaction (see store.Transactor). The write
+// recorded in the same write transaction (see store.Transactions). The write
 // transaction holds the database write lock from its start, so two calls with
 // one token are serialized: the second sees the first's token and replays.
 func (s *Store) ItemTransactToken(ctx context.Context, targets []store.TxTarget, tok store.TxToken, fn store.TxFunc) (replayed bool, err error) {
