@@ -22,7 +22,7 @@ var (
 func fuzzTarget(t testing.TB) *api.API {
 	fuzzOnce.Do(func() {
 		ctx := context.Background()
-		st, err := sqlitestore.Open(ctx, sqlitestore.MemoryDSN, sqlitestore.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		st, err := sqlitestore.Open(ctx, sqlitestore.MemoryDSN, sqlitestore.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), QueueWorkers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

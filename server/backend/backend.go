@@ -30,6 +30,21 @@ const (
 // otherwise (serve's --ttl-interval).
 const DefaultTTLInterval = 30 * time.Second
 
+// The drivers' background work Open starts: the drivers start none unless
+// told (their options are plain values, 0 = off), so these are the one
+// place its defaults live.
+const (
+	// DefaultWorkers is the number of PostgreSQL index queue workers
+	// (pgstore.Options.Workers).
+	DefaultWorkers = 2
+	// DefaultSweepInterval is the PostgreSQL sweeper's interval
+	// (pgstore.Options.SweepInterval).
+	DefaultSweepInterval = 30 * time.Second
+	// DefaultQueueWorkers is the number of SQLite index queue workers
+	// (sqlitestore.Options.QueueWorkers).
+	DefaultQueueWorkers = 1
+)
+
 // Options configure Open.
 type Options struct {
 	// Migrate applies the PostgreSQL schema at open (SQLite's is always
@@ -67,11 +82,15 @@ func Open(ctx context.Context, db string, opts Options) (*Backend, error) {
 	)
 	switch {
 	case strings.HasPrefix(db, "postgres://"), strings.HasPrefix(db, "postgresql://"):
-		st, err = pgstore.Open(ctx, db, pgstore.Options{Migrate: opts.Migrate, Logger: log, MaxConns: opts.MaxConns, ItemCollectionLimit: opts.ItemCollectionLimit})
+		st, err = pgstore.Open(ctx, db, pgstore.Options{Migrate: opts.Migrate, Logger: log, MaxConns: opts.MaxConns,
+			ItemCollectionLimit: opts.ItemCollectionLimit,
+			Workers:             DefaultWorkers, SweepInterval: DefaultSweepInterval, Recovery: true})
 	case strings.HasPrefix(db, "sqlite:"):
-		st, err = sqlitestore.Open(ctx, strings.TrimPrefix(db, "sqlite:"), sqlitestore.Options{Logger: log, ItemCollectionLimit: opts.ItemCollectionLimit})
+		st, err = sqlitestore.Open(ctx, strings.TrimPrefix(db, "sqlite:"), sqlitestore.Options{Logger: log,
+			ItemCollectionLimit: opts.ItemCollectionLimit, QueueWorkers: DefaultQueueWorkers})
 	case db == "memory":
-		st, err = sqlitestore.Open(ctx, sqlitestore.MemoryDSN, sqlitestore.Options{Logger: log, ItemCollectionLimit: opts.ItemCollectionLimit})
+		st, err = sqlitestore.Open(ctx, sqlitestore.MemoryDSN, sqlitestore.Options{Logger: log,
+			ItemCollectionLimit: opts.ItemCollectionLimit, QueueWorkers: DefaultQueueWorkers})
 	default:
 		// Only the scheme: the rest may hold a password.
 		scheme, _, _ := strings.Cut(db, ":")

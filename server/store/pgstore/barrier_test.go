@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 )
@@ -59,7 +60,7 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 // against their FOR KEY SHARE), and no write waits for it. The last index
 // is built, and its barrier waits only for the writes in flight.
 func TestBarrierTableUpdateUnderWrites(t *testing.T) {
-	s := openStore(t, freshURL(t), pgstore.Options{RecoveryInterval: -1})
+	s := openStore(t, freshURL(t), pgstore.Options{Workers: backend.DefaultWorkers, SweepInterval: backend.DefaultSweepInterval})
 	tb := newTable(t, s, "t", attr.TypeS, attr.TypeNone)
 	loadItems(t, s, tb, 2000)
 	tr := startTraffic(t, []*pgstore.Store{s}, tb, 16, 2000)
@@ -140,7 +141,7 @@ func TestBarrierDeleteIndexUnderWrites(t *testing.T) {
 // TestBarrierDeletingTable: TableUpdate of a DELETING table is
 // store.ErrTableNotFound.
 func TestBarrierDeletingTable(t *testing.T) {
-	s := openStore(t, freshURL(t), pgstore.Options{SweepInterval: -1})
+	s := openStore(t, freshURL(t), pgstore.Options{Workers: backend.DefaultWorkers, Recovery: true})
 	tb := newTable(t, s, "t", attr.TypeS, attr.TypeNone)
 	if _, err := s.Pool().Exec(context.Background(),
 		`UPDATE dynamopg.tables SET status = 'DELETING', def = jsonb_set(def, '{status}', '"DELETING"') WHERE id = $1`, tb.ID); err != nil {

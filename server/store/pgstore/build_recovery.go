@@ -18,13 +18,13 @@ import (
 // lock is free, and starts their builds; the advisory lock makes one build
 // per index run at a time across every server process.
 
-// startRecovery starts the recovery worker; interval 0 reads the setting
+// startRecovery starts the recovery worker; it reads the setting
 // recovery_interval_ms before each wait.
-func (s *Store) startRecovery(interval time.Duration) {
+func (s *Store) startRecovery() {
 	s.builds.wg.Go(func() {
 		ctx := s.builds.ctx
 		for ctx.Err() == nil {
-			err := s.recoverySession(ctx, interval)
+			err := s.recoverySession(ctx)
 			if ctx.Err() != nil {
 				return
 			}
@@ -39,7 +39,7 @@ func (s *Store) startRecovery(interval time.Duration) {
 
 // recoverySession LISTENs on its own connection and makes passes until ctx
 // ends or the connection fails.
-func (s *Store) recoverySession(ctx context.Context, interval time.Duration) error {
+func (s *Store) recoverySession(ctx context.Context) error {
 	conn, err := s.buildConnect(ctx)
 	if err != nil {
 		return fmt.Errorf("pgstore: index recovery: connect: %w", err)
@@ -52,16 +52,13 @@ func (s *Store) recoverySession(ctx context.Context, interval time.Duration) err
 		if err := s.RecoveryPass(ctx); err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "index recovery: pass failed", "err", err)
 		}
-		wait := interval
-		if wait <= 0 {
-			ms, err := s.q.BuildSettingInt(ctx, conn, gen.BuildSettingIntParams{Key: "recovery_interval_ms", Fallback: int32(defaultRecoveryInterval / time.Millisecond)})
-			if err != nil {
-				return err
-			}
-			wait = time.Duration(max(ms, 100)) * time.Millisecond
+		ms, err := s.q.BuildSettingInt(ctx, conn, gen.BuildSettingIntParams{Key: "recovery_interval_ms", Fallback: int32(defaultRecoveryInterval / time.Millisecond)})
+		if err != nil {
+			return err
 		}
+		wait := time.Duration(max(ms, 100)) * time.Millisecond
 		wctx, cancel := context.WithTimeout(ctx, wait)
-		_, err := conn.WaitForNotification(wctx)
+		_, err = conn.WaitForNotification(wctx)
 		cancel()
 		switch {
 		case ctx.Err() != nil:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/maintain"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
@@ -533,7 +534,7 @@ func TestBuildRaceWithCatalog(t *testing.T) {
 // TestBuildQueueRowsAfterBackfill: queue rows written after the CREATING
 // commit, applied only after the backfill wrote a newer state, converge.
 func TestBuildQueueRowsAfterBackfill(t *testing.T) {
-	s := openStore(t, freshURL(t), pgstore.Options{Workers: -1})
+	s := openStore(t, freshURL(t), pgstore.Options{Recovery: true})
 	tb := newTable(t, s, "t", attr.TypeS, attr.TypeNone)
 	loadItems(t, s, tb, 300)
 	tb2, _ := addIndex(t, s, "t", gsiHash(store.PropagationAsync))
@@ -590,11 +591,11 @@ func waitRows(t testing.TB, s *pgstore.Store, id, n int64) {
 // recovery at Open. Writers on a third store run throughout.
 func TestBuildCrashAndRecovery(t *testing.T) {
 	url := freshURL(t)
-	a, err := pgstore.Open(context.Background(), url, pgstore.Options{Migrate: true})
+	a, err := pgstore.Open(context.Background(), url, pgstore.Options{Migrate: true, Workers: backend.DefaultWorkers, SweepInterval: backend.DefaultSweepInterval, Recovery: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := openStore(t, url, pgstore.Options{RecoveryInterval: -1})
+	w := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers, SweepInterval: backend.DefaultSweepInterval})
 	tb := newTable(t, a, "t", attr.TypeS, attr.TypeNone)
 	loadItems(t, a, tb, 2000)
 	setSetting(t, a, "build_page_size", 20)
@@ -641,7 +642,7 @@ func TestBuildCrashAndRecovery(t *testing.T) {
 	if _, cur := indexOf(t, w, "t", "gh"); cur.Status != store.StatusCreating {
 		t.Fatalf("after Close: %+v", cur)
 	}
-	b := openStore(t, url, pgstore.Options{})
+	b := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers, Recovery: true})
 	waitIndex(t, b, tb2, "gh")
 	tr.end(t)
 	requireActiveExact(t, b, "t", "gh", "after recovery")
@@ -660,8 +661,8 @@ func TestBuildCrashAndRecovery(t *testing.T) {
 // writers use both: one owner, the index equals the table, no write fails.
 func TestBuildTwoStores(t *testing.T) {
 	url := freshURL(t)
-	a := openStore(t, url, pgstore.Options{})
-	b := openStore(t, url, pgstore.Options{})
+	a := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers, Recovery: true})
+	b := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers, Recovery: true})
 	tb := newTable(t, a, "t", attr.TypeS, attr.TypeNone)
 	loadItems(t, a, tb, 2000)
 	setSetting(t, a, "build_page_size", 64)

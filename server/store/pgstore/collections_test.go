@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 	"github.com/dynamopg/dynamopg/tests/pgtest"
@@ -27,7 +28,7 @@ import (
 func TestCollectionLockOrder(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	s, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true, MaxConns: 16})
+	s, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true, MaxConns: 16, Workers: backend.DefaultWorkers})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,9 +21,6 @@ const (
 	// not follow the caller's context: a client that goes away must not
 	// interrupt a drop that is under way.
 	dropInlineTimeout = 30 * time.Second
-	// DefaultSweepInterval is the sweeper's interval unless
-	// Options.SweepInterval sets one.
-	DefaultSweepInterval = 30 * time.Second
 )
 
 // dropStorageInline runs drop_table_storage for a table TableDelete has just

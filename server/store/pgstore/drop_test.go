@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 )
@@ -97,7 +98,7 @@ func TestDeleteTableUnderTraffic(t *testing.T) {
 	const rounds, goroutines, items = 8, 16, 200
 	ctx := context.Background()
 	var warns atomic.Int64
-	s := openStore(t, freshURL(t), pgstore.Options{SweepInterval: -1, MaxConns: 24,
+	s := openStore(t, freshURL(t), pgstore.Options{Workers: backend.DefaultWorkers, Recovery: true, MaxConns: 24,
 		Logger: slog.New(warnHandler{&warns})})
 	var totalOK, totalNF int64
 	var worstDelete time.Duration
@@ -266,7 +267,7 @@ func queuedTable(t testing.TB, s *pgstore.Store, name string) *store.Table {
 // not deadlock; once it ends, nothing of the table remains.
 func TestDeleteTableHeldClaim(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t, freshURL(t), pgstore.Options{Workers: -1, SweepInterval: -1})
+	s := openStore(t, freshURL(t), pgstore.Options{Recovery: true})
 	const hold = 1500 * time.Millisecond
 
 	// A worker that applied a row of the table (catalog row FOR KEY SHARE,
@@ -399,7 +400,7 @@ func TestSweepOrphans(t *testing.T) {
 	// must wait for the test's own transaction only (a recovery or TTL
 	// pass still running under a loaded machine held Sweep's third pass
 	// back once in CI).
-	s := openStore(t, url, pgstore.Options{Workers: -1, SweepInterval: -1, RecoveryInterval: -1})
+	s := openStore(t, url, pgstore.Options{})
 	keep := queuedTable(t, s, "keep")
 
 	orphan := func(name string) *store.Table {
@@ -468,7 +469,7 @@ func TestSweepOrphans(t *testing.T) {
 	// The sweeper Open starts does the same by itself.
 	t.Run("Sweeper", func(t *testing.T) {
 		tb := orphan("orphan2")
-		s2 := openStore(t, url, pgstore.Options{Workers: -1, SweepInterval: 100 * time.Millisecond})
+		s2 := openStore(t, url, pgstore.Options{SweepInterval: 100 * time.Millisecond})
 		deadline := time.Now().Add(10 * time.Second)
 		for leftovers(t, s2, tb) != "" {
 			if time.Now().After(deadline) {

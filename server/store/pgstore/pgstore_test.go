@@ -13,6 +13,7 @@ import (
 
 	"github.com/dynamopg/dynamopg"
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 	"github.com/dynamopg/dynamopg/tests/pgtest"
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // newStore opens a migrated store on a fresh database.
 func newStore(t *testing.T) *pgstore.Store {
 	t.Helper()
-	return newStoreWith(t, pgstore.Options{Migrate: true})
+	return newStoreWith(t, pgstore.Options{Migrate: true, Workers: backend.DefaultWorkers, SweepInterval: backend.DefaultSweepInterval, Recovery: true})
 }
 
 // newStoreWith is newStore with the given options.

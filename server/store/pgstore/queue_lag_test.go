@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 )
@@ -25,7 +26,7 @@ func BenchmarkAsyncLag(b *testing.B) {
 }
 
 func benchmarkAsyncLag(b *testing.B, writes, rate int) {
-	s := openStore(b, freshURL(b), pgstore.Options{})
+	s := openStore(b, freshURL(b), pgstore.Options{Workers: backend.DefaultWorkers})
 	ix := asyncGSI("g", "KEYS_ONLY")
 	var p50s, p99s []float64
 	for run := 0; b.Loop(); run++ {

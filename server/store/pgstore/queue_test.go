@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 )
@@ -20,7 +21,7 @@ import (
 // table with one async GSI; after QueueWait the index equals the table.
 func TestQueueConvergence(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, freshURL(t), pgstore.Options{})
+	s := openStore(t, freshURL(t), pgstore.Options{Workers: backend.DefaultWorkers})
 	tb := newTable(t, s, "conv", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
 	randomWrites(t, []store.Store{s}, tb, 4, 200, 50)
 	queueWait(t, s, tb)
@@ -35,7 +36,7 @@ func TestQueueConvergence(t *testing.T) {
 func TestQueueOutOfOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := openStore(t, freshURL(t), pgstore.Options{Workers: -1})
+	s := openStore(t, freshURL(t), pgstore.Options{})
 	tb := newTable(t, s, "ooo", attr.TypeS, attr.TypeN, asyncGSI("g", "KEYS_ONLY"))
 	ix := &tb.Indexes[0]
 	item := func(i, gn int) attr.Item {
@@ -120,7 +121,7 @@ func TestQueueOutOfOrder(t *testing.T) {
 func TestQueueHeldRow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := openStore(t, freshURL(t), pgstore.Options{})
+	s := openStore(t, freshURL(t), pgstore.Options{Workers: backend.DefaultWorkers})
 	tb := newTable(t, s, "held", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
 	ix := &tb.Indexes[0]
 	held := attr.Item{"pk": attr.Str("held"), "g": attr.Str("h"), "gn": attr.Num("1")}
@@ -212,7 +213,7 @@ func TestQueueDropped(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := freshURL(t)
-	s := openStore(t, url, pgstore.Options{Workers: -1})
+	s := openStore(t, url, pgstore.Options{})
 	sync := store.Index{Name: "s", Global: true, Hash: store.KeyAttr{Name: "g", Type: attr.TypeS},
 		Projection: store.Projection{Type: "KEYS_ONLY"}, Status: store.StatusActive}
 	a := newTable(t, s, "drop-index", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"), sync)
@@ -236,7 +237,7 @@ func TestQueueDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warnings atomic.Int64
-	w := openStore(t, url, pgstore.Options{Logger: slog.New(warnHandler{&warnings})})
+	w := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers, Logger: slog.New(warnHandler{&warnings})})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		n, err := w.QueueDepth(ctx)
@@ -265,7 +266,7 @@ func TestQueueDropped(t *testing.T) {
 func TestQueueTwoStores(t *testing.T) {
 	t.Parallel()
 	url := freshURL(t)
-	s1 := openStore(t, url, pgstore.Options{})
+	s1 := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers})
 	s2 := openStore(t, url, pgstore.Options{Workers: 3})
 	tb := newTable(t, s1, "two", attr.TypeS, attr.TypeNone, asyncGSI("g", "INCLUDE"))
 	randomWrites(t, []store.Store{s1, s2}, tb, 4, 200, 50)
@@ -277,7 +278,7 @@ func TestQueueTwoStores(t *testing.T) {
 // exact right after every write; the async one after the queue drains.
 func TestQueueMixed(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, freshURL(t), pgstore.Options{Workers: -1})
+	s := openStore(t, freshURL(t), pgstore.Options{})
 	sync := asyncGSI("sync", "ALL")
 	sync.Propagation = store.PropagationSync
 	tb := newTable(t, s, "mixed", attr.TypeS, attr.TypeNone, sync, asyncGSI("async", "ALL"))
@@ -319,7 +320,7 @@ func clientWrite(t testing.TB, tx pgx.Tx, tb *store.Table, it attr.Item) {
 	enqueue(t, tx, tb.ID, key)
 }
 
-// TestQueueWorkers: Open starts DefaultWorkers workers on their own
+// TestQueueWorkers: Open starts Options.Workers workers on their own
 // connections; Close stops them.
 func TestQueueWorkers(t *testing.T) {
 	t.Parallel()
@@ -334,15 +335,15 @@ func TestQueueWorkers(t *testing.T) {
 		}
 		return n
 	}
-	obs := openStore(t, url, pgstore.Options{Workers: -1})
-	s, err := pgstore.Open(ctx, url, pgstore.Options{})
+	obs := openStore(t, url, pgstore.Options{})
+	s, err := pgstore.Open(ctx, url, pgstore.Options{Workers: backend.DefaultWorkers})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for count(obs) != pgstore.DefaultWorkers {
+	for count(obs) != backend.DefaultWorkers {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d worker connections, want %d", count(obs), pgstore.DefaultWorkers)
+			t.Fatalf("%d worker connections, want %d", count(obs), backend.DefaultWorkers)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -379,7 +380,7 @@ func TestQueueStepSetBased(t *testing.T) {
 
 func testQueueStepSetBased(t *testing.T, step func(*testing.T, *pgstore.Store) (*int32, int, int, int)) {
 	ctx := context.Background()
-	s := openStore(t, freshURL(t), pgstore.Options{Workers: -1})
+	s := openStore(t, freshURL(t), pgstore.Options{})
 	keys := asyncGSI("k", "KEYS_ONLY")
 	keys.Hash = store.KeyAttr{Name: "g2", Type: attr.TypeS}
 	tb := newTable(t, s, "set", attr.TypeS, attr.TypeN, asyncGSI("g", "ALL"), keys)
@@ -461,7 +462,7 @@ func testQueueStepSetBased(t *testing.T, step func(*testing.T, *pgstore.Store) (
 func TestQueueWake(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := openStore(t, freshURL(t), pgstore.Options{})
+	s := openStore(t, freshURL(t), pgstore.Options{Workers: backend.DefaultWorkers})
 	newTable(t, s, "wake", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
 	tb, _, err := s.TableGetCached(ctx, "wake") // as the API reads it
 	if err != nil {

@@ -28,19 +28,19 @@ type Options struct {
 	// MaxConns caps the pool (pgxpool's default when 0).
 	MaxConns int32
 	// Workers is the number of index queue workers (each with its own
-	// connection, outside the pool): DefaultWorkers when 0, none when
-	// negative (another process drains the queue).
+	// connection, outside the pool); 0 starts none (another process drains
+	// the queue). `dynamopg serve` runs backend.DefaultWorkers.
 	Workers int
 	// SweepInterval is the interval of the sweeper, which finishes tables
 	// left DELETING and drops data tables no catalog row owns (drop.go); it
-	// also runs once at Open. DefaultSweepInterval when 0, no sweeper when
-	// negative.
+	// also runs once at Open. 0 starts no sweeper. `dynamopg serve` runs
+	// it every backend.DefaultSweepInterval.
 	SweepInterval time.Duration
-	// RecoveryInterval is how often the index build recovery worker looks
-	// for CREATING indexes no build runs (build_recovery.go): the setting
-	// recovery_interval_ms (default 60 s) when 0, no worker when negative.
-	// It also makes a pass as soon as Open starts it.
-	RecoveryInterval time.Duration
+	// Recovery starts the index build recovery worker, which looks for
+	// CREATING indexes no build runs (build_recovery.go): a pass as soon as
+	// Open starts it, then every recovery_interval_ms (a database setting,
+	// default 60 s). `dynamopg serve` runs it.
+	Recovery bool
 	// ReadOnly opens a session for reports (`dynamopg status`): its
 	// connections have default_transaction_read_only and a 30 s
 	// statement_timeout, and Open starts no background work at all (no
@@ -54,9 +54,6 @@ type Options struct {
 	// service's 10 GB (store.DefaultCollectionLimit).
 	ItemCollectionLimit int64
 }
-
-// DefaultWorkers is the number of queue workers Open starts by default.
-const DefaultWorkers = 2
 
 // Store is a store.Store on a PostgreSQL database.
 type Store struct {
@@ -152,21 +149,14 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	n := opts.Workers
-	if n == 0 {
-		n = DefaultWorkers
+	if opts.Workers > 0 {
+		s.startWorkers(cfg.ConnConfig, opts.Workers)
 	}
-	if n > 0 {
-		s.startWorkers(cfg.ConnConfig, n)
+	if opts.SweepInterval > 0 {
+		s.startSweeper(opts.SweepInterval)
 	}
-	if iv := opts.SweepInterval; iv >= 0 {
-		if iv == 0 {
-			iv = DefaultSweepInterval
-		}
-		s.startSweeper(iv)
-	}
-	if opts.RecoveryInterval >= 0 {
-		s.startRecovery(opts.RecoveryInterval)
+	if opts.Recovery {
+		s.startRecovery()
 	}
 	s.startCatalogListener(cfg.ConnConfig)
 	return s, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 	"github.com/dynamopg/dynamopg/tests/storetest"
@@ -16,7 +17,7 @@ func TestStoreContract(t *testing.T) {
 	storetest.Exercise(context.Background(), t, func(t *testing.T) store.Store { return newStore(t) })
 	storetest.ExerciseCollections(context.Background(), t, storetest.Collections{
 		New: func(t *testing.T, limit int64) store.Store {
-			return newStoreWith(t, pgstore.Options{Migrate: true, ItemCollectionLimit: limit})
+			return newStoreWith(t, pgstore.Options{Migrate: true, ItemCollectionLimit: limit, Workers: backend.DefaultWorkers})
 		},
 		Counters: counters,
 	})

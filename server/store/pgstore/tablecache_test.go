@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 	"github.com/dynamopg/dynamopg/tests/pgtest"
@@ -40,12 +41,12 @@ func cachedAfter(t *testing.T, s *pgstore.Store, name string, ok func(*store.Tab
 func TestTableCacheTwoProcesses(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	a, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true})
+	a, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true, Workers: backend.DefaultWorkers})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Close)
-	b, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true})
+	b, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true, Workers: backend.DefaultWorkers})
 	if err != nil {
 		t.Fatal(err)
 	}

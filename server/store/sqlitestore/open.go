@@ -25,9 +25,9 @@ type Options struct {
 	// MaxReaders caps the read pool of a file database; 0 means 8.
 	MaxReaders int
 	// QueueWorkers is the number of goroutines applying the asynchronous
-	// index queue; 0 means 1. NoQueueWorkers (any negative value) starts
-	// none: QueueWait then applies the queue itself. Workers apply under the
-	// single writer, so more than one rarely helps.
+	// index queue; 0 starts none: QueueWait then applies the queue itself.
+	// Workers apply under the single writer, so more than one rarely helps
+	// (`dynamopg serve` runs backend.DefaultQueueWorkers).
 	QueueWorkers int
 	// BuildPageSize is how many items one page of an online index build
 	// indexes in one write transaction (build.go); 0 means 256.
@@ -41,9 +41,6 @@ type Options struct {
 	// service's 10 GB (store.DefaultCollectionLimit).
 	ItemCollectionLimit int64
 }
-
-// NoQueueWorkers, as Options.QueueWorkers, disables the queue workers.
-const NoQueueWorkers = -1
 
 // Store is the SQLite store. It is safe for concurrent use.
 type Store struct {
@@ -113,12 +110,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if s.buildPage <= 0 {
 		s.buildPage = defaultBuildPage
 	}
-	switch {
-	case opts.QueueWorkers == 0:
-		s.workers = 1
-	case opts.QueueWorkers > 0:
-		s.workers = opts.QueueWorkers
-	}
+	s.workers = max(opts.QueueWorkers, 0)
 
 	memory := dsn == MemoryDSN
 	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=synchronous(NORMAL)&_txlock=immediate", busy)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/sqlitestore"
 )
@@ -53,7 +54,7 @@ func indexRows(t *testing.T, s *sqlitestore.Store, tbl *store.Table, g string) i
 // written, and QueueWait applies them itself.
 func TestQueueWithoutWorkers(t *testing.T) {
 	ctx := context.Background()
-	s := openWith(t, filepath.Join(t.TempDir(), "q.db"), sqlitestore.Options{QueueWorkers: sqlitestore.NoQueueWorkers})
+	s := openWith(t, filepath.Join(t.TempDir(), "q.db"), sqlitestore.Options{})
 	tbl := asyncTable("q")
 	if err := s.TableCreate(ctx, tbl); err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestQueueWithoutWorkers(t *testing.T) {
 func TestQueueSurvivesReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "q.db")
-	s := openWith(t, path, sqlitestore.Options{QueueWorkers: sqlitestore.NoQueueWorkers})
+	s := openWith(t, path, sqlitestore.Options{})
 	tbl, gone := asyncTable("q"), asyncTable("gone")
 	for _, x := range []*store.Table{tbl, gone} {
 		if err := s.TableCreate(ctx, x); err != nil {
@@ -100,7 +101,7 @@ func TestQueueSurvivesReopen(t *testing.T) {
 	}
 	s.Close()
 
-	s2 := openWith(t, path, sqlitestore.Options{})
+	s2 := openWith(t, path, sqlitestore.Options{QueueWorkers: backend.DefaultQueueWorkers})
 	for _, x := range []*store.Table{tbl, gone} {
 		if err := s2.QueueWait(ctx, x); err != nil {
 			t.Fatal(err)
@@ -118,7 +119,7 @@ func TestQueueSurvivesReopen(t *testing.T) {
 func TestSchemaUpgradeFromV1(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v1.db")
-	s := openWith(t, path, sqlitestore.Options{})
+	s := openWith(t, path, sqlitestore.Options{QueueWorkers: backend.DefaultQueueWorkers})
 	tbl := asyncTable("q")
 	if err := s.TableCreate(ctx, tbl); err != nil {
 		t.Fatal(err)
@@ -136,7 +137,7 @@ func TestSchemaUpgradeFromV1(t *testing.T) {
 	}
 	db.Close()
 
-	s2 := openWith(t, path, sqlitestore.Options{})
+	s2 := openWith(t, path, sqlitestore.Options{QueueWorkers: backend.DefaultQueueWorkers})
 	putItem(t, s2, tbl, attr.Item{"pk": attr.Str("p"), "sk": attr.Num("1"), "g": attr.Str("x")})
 	if err := s2.QueueWait(ctx, tbl); err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func queueStatus(t *testing.T, s *sqlitestore.Store) store.QueueStatus {
 func TestSchemaUpgradeFromV3(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v3.db")
-	s := openWith(t, path, sqlitestore.Options{QueueWorkers: sqlitestore.NoQueueWorkers})
+	s := openWith(t, path, sqlitestore.Options{})
 	tbl := asyncTable("q")
 	if err := s.TableCreate(ctx, tbl); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestSchemaUpgradeFromV3(t *testing.T) {
 	}
 	db.Close()
 
-	s2 := openWith(t, path, sqlitestore.Options{QueueWorkers: sqlitestore.NoQueueWorkers})
+	s2 := openWith(t, path, sqlitestore.Options{})
 	if err := s2.SchemaCurrent(ctx); err != nil {
 		t.Fatal(err)
 	}

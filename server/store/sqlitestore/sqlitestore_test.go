@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/sqlitestore"
 	"github.com/dynamopg/dynamopg/tests/storetest"
@@ -22,7 +23,8 @@ func open(t *testing.T, dsn string) *sqlitestore.Store {
 // openLimit is open with an item collection limit.
 func openLimit(t *testing.T, dsn string, limit int64) *sqlitestore.Store {
 	t.Helper()
-	s, err := sqlitestore.Open(context.Background(), dsn, sqlitestore.Options{Logger: slog.New(slog.DiscardHandler), ItemCollectionLimit: limit})
+	s, err := sqlitestore.Open(context.Background(), dsn, sqlitestore.Options{Logger: slog.New(slog.DiscardHandler), ItemCollectionLimit: limit,
+		QueueWorkers: backend.DefaultQueueWorkers})
 	if err != nil {
 		t.Fatalf("Open %s: %v", dsn, err)
 	}
