@@ -186,6 +186,9 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 		if err := queries.CollectionDeleteTable(ctx, tx, sqlitedb.CollectionDeleteTableParams{TableID: t.ID}); err != nil {
 			return fmt.Errorf("delete table %q: item collections: %w", name, err)
 		}
+		if err := queries.QueueDeleteTable(ctx, tx, sqlitedb.QueueDeleteTableParams{TableID: t.ID}); err != nil {
+			return fmt.Errorf("delete table %q: index queue: %w", name, err)
+		}
 		if err := recordDeleted(ctx, tx, t); err != nil {
 			return fmt.Errorf("delete table %q: %w", name, err)
 		}

@@ -65,6 +65,22 @@ func (q *Queries) QueueDelete(ctx context.Context, db DBTX, arg QueueDeleteParam
 	return err
 }
 
+const queueDeleteTable = `-- name: QueueDeleteTable :exec
+DELETE FROM index_queue
+ WHERE table_id = ?1
+`
+
+type QueueDeleteTableParams struct {
+	TableID int64
+}
+
+// QueueDeleteTable consumes the rows of table @table_id, which TableDelete
+// drops in the same transaction: nothing is left to apply them to.
+func (q *Queries) QueueDeleteTable(ctx context.Context, db DBTX, arg QueueDeleteTableParams) error {
+	_, err := db.ExecContext(ctx, queueDeleteTable, arg.TableID)
+	return err
+}
+
 const queueDepth = `-- name: QueueDepth :one
 SELECT count(*)
   FROM index_queue

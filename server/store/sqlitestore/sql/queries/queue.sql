@@ -36,3 +36,9 @@ SELECT seq, table_id, pk, sk
 -- QueueDelete consumes an applied row.
 DELETE FROM index_queue
  WHERE seq = @seq;
+
+-- name: QueueDeleteTable :exec
+-- QueueDeleteTable consumes the rows of table @table_id, which TableDelete
+-- drops in the same transaction: nothing is left to apply them to.
+DELETE FROM index_queue
+ WHERE table_id = @table_id;
