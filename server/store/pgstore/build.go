@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,13 +81,16 @@ func (b *builds) init() {
 	b.owner = fmt.Sprintf("%s:%d:%p", host, os.Getpid(), b)
 }
 
-// stop cancels the builds and the recovery worker and waits for them.
-func (b *builds) stop() {
+// stop cancels the builds and the recovery worker, waits for them, and
+// returns the indexes whose builds were running.
+func (b *builds) stop() []int64 {
 	b.mu.Lock()
 	b.closed = true
+	ids := slices.Collect(maps.Keys(b.running))
 	b.mu.Unlock()
 	b.cancel()
 	b.wg.Wait()
+	return ids
 }
 
 // buildTarget names the index a build works on.

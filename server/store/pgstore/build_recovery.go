@@ -89,3 +89,47 @@ func (s *Store) RecoveryPass(ctx context.Context) error {
 	}
 	return nil
 }
+
+// buildLockWait bounds Close's wait for the build locks (awaitBuildLocks).
+const buildLockWait = 2 * time.Second
+
+// awaitBuildLocks waits, at most buildLockWait, until the database has
+// released the advisory locks of the builds Close interrupted (ids). Their
+// connections are closed, but a server process releases a session's locks
+// only once it notices the disconnect: a store opened right after Close (a
+// restart) would otherwise find the builds still locked at its first
+// recovery pass and leave them for a whole recovery interval. Each lock is
+// taken and released again on a pool connection to know it is free.
+func (s *Store) awaitBuildLocks(ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), buildLockWait)
+	defer cancel()
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Release()
+	for _, id := range ids {
+		for {
+			locked, err := s.q.BuildLockTry(ctx, conn, gen.BuildLockTryParams{IndexID: id})
+			if err != nil {
+				conn.Conn().Close(ctx) // it may hold the lock: never back to the pool
+				return
+			}
+			if locked {
+				if err := s.q.BuildLockRelease(ctx, conn, gen.BuildLockReleaseParams{IndexID: id}); err != nil {
+					conn.Conn().Close(ctx)
+					return
+				}
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+}

@@ -194,7 +194,7 @@ func (s *Store) Close() {
 		s.stopListener()
 		s.listener.Wait()
 	}
-	s.builds.stop()
+	s.awaitBuildLocks(s.builds.stop())
 	if s.stopSweeper != nil {
 		s.stopSweeper()
 		s.sweeper.Wait()
