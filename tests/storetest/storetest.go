@@ -4,8 +4,9 @@
 // knows nothing of any backend: everything goes through store.Store.
 //
 // One file per area: tables, items, concurrency, query, scan, indexes,
-// streams, deleted tables, the background work of store/maintain. The
-// subtests are named like the contract methods they exercise.
+// streams, deleted tables, the background work of store/maintain, a table
+// deleted under traffic, several stores on one database. The subtests are
+// named like the contract methods they exercise.
 package storetest
 
 import (
@@ -15,11 +16,36 @@ import (
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// Exercise runs the whole contract suite. newStore must return a fresh,
-// empty store for the calling test and close it in t.Cleanup; the subtests
-// run in parallel, each with its own store.
-func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) store.Store) {
+// Backend is what Exercise needs of a driver.
+type Backend struct {
+	// New returns a fresh, empty store for the calling test with the
+	// background work `dynamopg serve` runs (queue workers, sweeper, index
+	// build recovery), closed in t.Cleanup.
+	New func(t *testing.T) store.Store
+	// Open opens another store on the database of s (which may be closed
+	// already), as another server process or a restart would, closed in
+	// t.Cleanup; with background false it runs no background work at all
+	// (queued rows stay queued until a store with workers applies them).
+	// Nil when a database cannot be opened twice (SQLite in memory): the
+	// tests that need it are not run.
+	Open func(t *testing.T, s store.Store, background bool) store.Store
+	// Leftovers describes what remains in s's database of the storage of
+	// deleted table tbl (its data, index and queue rows, its catalog row):
+	// "" when nothing. Nil when the test cannot reach the database: the
+	// check is not made.
+	Leftovers func(t testing.TB, s store.Store, tbl *store.Table) string
+	// ChecksVersions says every description the store hands out carries
+	// its catalog version (Table.Version) and every write through an
+	// out-of-date one is refused with ErrStaleTable, writing nothing; a
+	// store without it may apply such writes, keeping the current indexes.
+	ChecksVersions bool
+}
+
+// Exercise runs the whole contract suite. The subtests run in parallel,
+// each with its own store.
+func Exercise(ctx context.Context, t *testing.T, b Backend) {
 	t.Helper()
+	newStore := b.New
 	t.Run("Tables", func(t *testing.T) { exerciseTables(ctx, t, newStore) })
 	t.Run("Items", func(t *testing.T) { exerciseItems(ctx, t, newStore) })
 	t.Run("Concurrency", func(t *testing.T) { exerciseConcurrency(ctx, t, newStore) })
@@ -38,4 +64,8 @@ func Exercise(ctx context.Context, t *testing.T, newStore func(t *testing.T) sto
 	t.Run("PutMany", func(t *testing.T) { exercisePutMany(ctx, t, newStore) })
 	t.Run("Maintain", func(t *testing.T) { exerciseMaintain(ctx, t, newStore) })
 	t.Run("Admin", func(t *testing.T) { exerciseStatus(ctx, t, newStore) })
+	t.Run("TableDelete", func(t *testing.T) { exerciseDeleteUnderTraffic(ctx, t, b) })
+	if b.Open != nil {
+		t.Run("Processes", func(t *testing.T) { exerciseProcesses(ctx, t, b) })
+	}
 }

@@ -2,21 +2,14 @@ package pgstore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"math/rand/v2"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dynamopg/dynamopg/server/attr"
-	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 )
@@ -60,147 +53,6 @@ func leftovers(t testing.TB, s *pgstore.Store, tb *store.Table) string {
 		left = append(left, "catalog row")
 	}
 	return strings.Join(left, ", ")
-}
-
-// trafficCounts classifies the outcomes of the operations of a round.
-type trafficCounts struct {
-	ok, notFound, other, deadlocks atomic.Int64
-	mu                             sync.Mutex
-	errs                           []string
-}
-
-func (c *trafficCounts) add(err error) {
-	var pgErr *pgconn.PgError
-	switch {
-	case err == nil:
-		c.ok.Add(1)
-	case errors.Is(err, store.ErrTableNotFound):
-		c.notFound.Add(1)
-	default:
-		c.other.Add(1)
-		if errors.As(err, &pgErr) && pgErr.Code == "40P01" {
-			c.deadlocks.Add(1)
-		}
-		c.mu.Lock()
-		if len(c.errs) < 5 {
-			c.errs = append(c.errs, err.Error())
-		}
-		c.mu.Unlock()
-	}
-}
-
-// TestDeleteTableUnderTraffic: 16 goroutines write (ItemWrite, ItemTransact)
-// and query (table, sync GSI, async GSI) a table while TableDelete runs 1 s
-// in, 8 rounds. Every delete succeeds, every operation succeeds or gets
-// store.ErrTableNotFound, and nothing of the table remains (without the
-// sweeper's help).
-func TestDeleteTableUnderTraffic(t *testing.T) {
-	const rounds, goroutines, items = 8, 16, 200
-	ctx := context.Background()
-	var warns atomic.Int64
-	s := openStore(t, freshURL(t), pgstore.Options{Workers: backend.DefaultWorkers, Recovery: true, MaxConns: 24,
-		Logger: slog.New(warnHandler{&warns})})
-	var totalOK, totalNF int64
-	var worstDelete time.Duration
-	for round := range rounds {
-		tb := newTable(t, s, "traffic", attr.TypeS, attr.TypeN, syncGSI("gs"), asyncGSI("ga", "ALL"))
-		for i := range items {
-			put(t, s, tb, attr.Item{"pk": attr.Str(fmt.Sprint(i % 50)), "sk": attr.Num(fmt.Sprint(i)),
-				"g": attr.Str(fmt.Sprint("g", i%7)), "gn": attr.Num(fmt.Sprint(i))})
-		}
-		var c trafficCounts
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for w := range goroutines {
-			wg.Go(func() {
-				rnd := rand.New(rand.NewPCG(uint64(round), uint64(w)))
-				for n := 0; ; n++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					key := func() attr.Item {
-						return attr.Item{"pk": attr.Str(fmt.Sprint(rnd.IntN(50))), "sk": attr.Num(fmt.Sprint(rnd.IntN(items)))}
-					}
-					item := func(k attr.Item) attr.Item {
-						it := k.Clone()
-						it["g"], it["gn"] = attr.Str(fmt.Sprint("g", rnd.IntN(7))), attr.Num(fmt.Sprint(n))
-						return it
-					}
-					var err error
-					switch rnd.IntN(5) {
-					case 0, 1: // put or delete one item
-						k, del := key(), rnd.IntN(4) == 0
-						nu := item(k)
-						_, err = s.ItemWrite(ctx, tb, k, func(attr.Item) (attr.Item, error) {
-							if del {
-								return nil, nil
-							}
-							return nu, nil
-						})
-					case 2: // a transaction over two items: a put and a put or delete
-						k1, k2 := key(), key()
-						if fmt.Sprint(k1) == fmt.Sprint(k2) {
-							continue
-						}
-						w := []store.TxWrite{{Put: item(k1)}, {Put: item(k2)}}
-						if rnd.IntN(3) == 0 {
-							w[1] = store.TxWrite{Delete: true}
-						}
-						err = s.ItemTransact(ctx, []store.TxTarget{{Table: tb, Key: k1}, {Table: tb, Key: k2}},
-							func([]attr.Item) ([]store.TxWrite, error) { return w, nil })
-					default: // query the table or an index
-						in := store.QueryInput{Forward: true, Limit: 20}
-						switch rnd.IntN(3) {
-						case 0:
-							in.Hash = attr.Str(fmt.Sprint(rnd.IntN(50)))
-						case 1:
-							in.Index, in.Hash = &tb.Indexes[0], attr.Str(fmt.Sprint("g", rnd.IntN(7)))
-						case 2:
-							in.Index, in.Hash = &tb.Indexes[1], attr.Str(fmt.Sprint("g", rnd.IntN(7)))
-						}
-						_, err = s.ItemQuery(ctx, tb, in)
-					}
-					c.add(err)
-				}
-			})
-		}
-		time.Sleep(time.Second)
-		var queued int
-		if err := s.Pool().QueryRow(ctx, "SELECT count(*) FROM dynamopg.index_queue WHERE table_id = $1", tb.ID).Scan(&queued); err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		old, err := s.TableDelete(ctx, "traffic")
-		took := time.Since(start)
-		worstDelete = max(worstDelete, took)
-		time.Sleep(200 * time.Millisecond) // operations keep meeting the dropped table
-		close(stop)
-		wg.Wait()
-		if err != nil {
-			t.Fatalf("round %d: TableDelete: %v", round, err)
-		}
-		if old.ID != tb.ID || len(old.Indexes) != 2 {
-			t.Fatalf("round %d: TableDelete returned %+v", round, old)
-		}
-		left := leftovers(t, s, tb)
-		t.Logf("round %d: delete %v (%d rows queued); operations: %d ok, %d table not found, %d other (%d deadlocks); left: %q",
-			round, took.Round(time.Millisecond), queued, c.ok.Load(), c.notFound.Load(), c.other.Load(), c.deadlocks.Load(), left)
-		if c.other.Load() > 0 {
-			t.Errorf("round %d: %d operations failed otherwise: %v", round, c.other.Load(), c.errs)
-		}
-		if c.notFound.Load() == 0 || c.ok.Load() == 0 {
-			t.Errorf("round %d: the delete did not meet traffic", round)
-		}
-		if left != "" {
-			t.Errorf("round %d: left behind: %s", round, left)
-		}
-		totalOK += c.ok.Load()
-		totalNF += c.notFound.Load()
-	}
-	t.Logf("%d rounds: %d operations ok, %d table not found, 0 other; slowest delete %v; %d warnings logged",
-		rounds, totalOK, totalNF, worstDelete.Round(time.Millisecond), warns.Load())
 }
 
 // holdClaim begins a transaction on its own connection that claims the

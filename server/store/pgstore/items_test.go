@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
@@ -167,46 +166,4 @@ func TestItemWriteConcurrentIncrement(t *testing.T) {
 	if err != nil || len(rows) != 1 || rows[0]["n"].S != "200" {
 		t.Errorf("index rows %v %v", rows, err)
 	}
-}
-
-func TestTableDeleteUnderWrites(t *testing.T) {
-	ctx := context.Background()
-	s := newStore(t)
-	tb := newTable(t, s, "doomed", attr.TypeS, attr.TypeNone,
-		store.Index{Name: "g", Global: true, Hash: store.KeyAttr{Name: "g", Type: attr.TypeS}, Projection: store.Projection{Type: "ALL"}})
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				k := attr.Str(string(rune('a'+w)) + string(rune('a'+i%26)))
-				_, err := s.ItemWrite(ctx, tb, attr.Item{"pk": k}, func(attr.Item) (attr.Item, error) {
-					return attr.Item{"pk": k, "g": attr.Str("x")}, nil
-				})
-				if err == nil {
-					_, err = s.ItemQuery(ctx, tb, store.QueryInput{Index: &tb.Indexes[0], Hash: attr.Str("x"), Forward: true, Limit: 5})
-				}
-				if err == store.ErrTableNotFound {
-					return
-				}
-				if err != nil {
-					t.Errorf("writer: %v", err)
-					return
-				}
-			}
-		}()
-	}
-	time.Sleep(100 * time.Millisecond)
-	if _, err := s.TableDelete(ctx, "doomed"); err != nil {
-		t.Error(err)
-	}
-	close(stop)
-	wg.Wait()
 }

@@ -21,10 +21,19 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// newStore opens a migrated store on a fresh database.
+// newStore opens a migrated store on a fresh database, with the
+// background work of `dynamopg serve` (serveOptions).
 func newStore(t *testing.T) *pgstore.Store {
 	t.Helper()
-	return newStoreWith(t, pgstore.Options{Migrate: true, Workers: backend.DefaultWorkers, SweepInterval: backend.DefaultSweepInterval, Recovery: true})
+	opts := serveOptions()
+	opts.Migrate = true
+	return newStoreWith(t, opts)
+}
+
+// serveOptions are the background work backend.Open starts for `dynamopg
+// serve`: queue workers, the sweeper, the build recovery worker.
+func serveOptions() pgstore.Options {
+	return pgstore.Options{Workers: backend.DefaultWorkers, SweepInterval: backend.DefaultSweepInterval, Recovery: true}
 }
 
 // newStoreWith is newStore with the given options.

@@ -261,19 +261,6 @@ func TestQueueDropped(t *testing.T) {
 	}
 }
 
-// TestQueueTwoStores: two stores (two "processes") with workers drain one
-// queue under writes through both.
-func TestQueueTwoStores(t *testing.T) {
-	t.Parallel()
-	url := freshURL(t)
-	s1 := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers})
-	s2 := openStore(t, url, pgstore.Options{Workers: 3})
-	tb := newTable(t, s1, "two", attr.TypeS, attr.TypeNone, asyncGSI("g", "INCLUDE"))
-	randomWrites(t, []store.Store{s1, s2}, tb, 4, 200, 50)
-	queueWait(t, s2, tb)
-	requireExact(t, s1, tb, &tb.Indexes[0], "after QueueWait")
-}
-
 // TestQueueMixed: on a table with a sync and an async index, the sync one is
 // exact right after every write; the async one after the queue drains.
 func TestQueueMixed(t *testing.T) {

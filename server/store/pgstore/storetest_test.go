@@ -14,7 +14,20 @@ import (
 // pgstore hands out carries its catalog version, so the suite's writes
 // are checked against it as the API's are.
 func TestStoreContract(t *testing.T) {
-	storetest.Exercise(context.Background(), t, func(t *testing.T) store.Store { return newStore(t) })
+	storetest.Exercise(context.Background(), t, storetest.Backend{
+		New: func(t *testing.T) store.Store { return newStore(t) },
+		Open: func(t *testing.T, s store.Store, background bool) store.Store {
+			opts := pgstore.Options{}
+			if background {
+				opts = serveOptions()
+			}
+			return openStore(t, s.(*pgstore.Store).Pool().Config().ConnString(), opts)
+		},
+		Leftovers: func(t testing.TB, s store.Store, tbl *store.Table) string {
+			return leftovers(t, s.(*pgstore.Store), tbl)
+		},
+		ChecksVersions: true,
+	})
 	storetest.ExerciseCollections(context.Background(), t, storetest.Collections{
 		New: func(t *testing.T, limit int64) store.Store {
 			return newStoreWith(t, pgstore.Options{Migrate: true, ItemCollectionLimit: limit, Workers: backend.DefaultWorkers})

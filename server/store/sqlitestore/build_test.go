@@ -135,50 +135,6 @@ func requireIndexEqualsTable(t testing.TB, s store.Store, name, index string) {
 	}
 }
 
-// A CREATING index left by a crash (here: added, never started), and one
-// whose build a Close interrupted, are finished by the next Open.
-func TestBuildResumesAtOpen(t *testing.T) {
-	ctx := context.Background()
-	for _, interrupted := range []bool{false, true} {
-		t.Run(fmt.Sprintf("interrupted=%v", interrupted), func(t *testing.T) {
-			dsn := filepath.Join(t.TempDir(), "resume.db")
-			s := openBuild(t, dsn, sqlitestore.Options{BuildPageSize: 8})
-			tbl := testTable("resume")
-			if err := s.TableCreate(ctx, tbl); err != nil {
-				t.Fatal(err)
-			}
-			load(t, s, tbl, 1000)
-			out := addCreating(t, s, "resume")
-			if interrupted {
-				if err := s.IndexBuildStart(ctx, out, "g"); err != nil {
-					t.Fatal(err)
-				}
-				for { // until the backfill runs
-					got, err := s.TableGet(ctx, "resume")
-					if err != nil {
-						t.Fatal(err)
-					}
-					if ix := got.Index("g"); ix.Backfilling {
-						break
-					} else if ix.Status != store.StatusCreating {
-						t.Fatalf("the build ended before Close: %+v", ix)
-					}
-					time.Sleep(time.Millisecond)
-				}
-			}
-			s.Close()
-			s = openBuild(t, dsn, sqlitestore.Options{})
-			defer s.Close()
-			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			defer cancel()
-			if err := maintain.IndexBuildWait(wctx, s, out, "g"); err != nil {
-				t.Fatal(err)
-			}
-			requireIndexEqualsTable(t, s, "resume", "g")
-		})
-	}
-}
-
 // quantile returns the q-quantile of durations.
 func quantile(d []time.Duration, q float64) time.Duration {
 	if len(d) == 0 {

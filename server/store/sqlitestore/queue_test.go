@@ -15,16 +15,6 @@ import (
 
 // The queue behaviour of this store beyond the shared contract suite.
 
-func openWith(t *testing.T, dsn string, opts sqlitestore.Options) *sqlitestore.Store {
-	t.Helper()
-	s, err := sqlitestore.Open(context.Background(), dsn, opts)
-	if err != nil {
-		t.Fatalf("Open %s: %v", dsn, err)
-	}
-	t.Cleanup(s.Close)
-	return s
-}
-
 func asyncTable(name string) *store.Table {
 	tbl := testTable(name)
 	tbl.Indexes = []store.Index{{Name: "g", Global: true, Hash: store.KeyAttr{Name: "g", Type: attr.TypeS},
@@ -78,40 +68,6 @@ func TestQueueWithoutWorkers(t *testing.T) {
 	}
 	if x, z := indexRows(t, s, tbl, "x"), indexRows(t, s, tbl, "z"); x != 0 || z != 100 {
 		t.Fatalf("index partitions x=%d z=%d, want 0 and 100", x, z)
-	}
-}
-
-// Rows left queued at Close are applied after the next Open; rows naming an
-// index dropped meanwhile are consumed.
-func TestQueueSurvivesReopen(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "q.db")
-	s := openWith(t, path, sqlitestore.Options{})
-	tbl, gone := asyncTable("q"), asyncTable("gone")
-	for _, x := range []*store.Table{tbl, gone} {
-		if err := s.TableCreate(ctx, x); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 150 {
-			putItem(t, s, x, attr.Item{"pk": attr.Str("p"), "sk": attr.Num(itoa(i)), "g": attr.Str("x")})
-		}
-	}
-	if _, err := s.TableUpdate(ctx, "gone", func(t *store.Table) error { t.Indexes = nil; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-
-	s2 := openWith(t, path, sqlitestore.Options{QueueWorkers: backend.DefaultQueueWorkers})
-	for _, x := range []*store.Table{tbl, gone} {
-		if err := s2.QueueWait(ctx, x); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := depth(t, s2); n != 0 {
-		t.Fatalf("QueueDepth after reopen and QueueWait = %d", n)
-	}
-	if n := indexRows(t, s2, tbl, "x"); n != 150 {
-		t.Fatalf("index rows after reopen = %d, want 150", n)
 	}
 }
 

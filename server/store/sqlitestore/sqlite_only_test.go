@@ -29,40 +29,6 @@ func putItem(t *testing.T, s store.Store, tbl *store.Table, it attr.Item) {
 	}
 }
 
-// Reopening a file keeps the catalog and the items; Open is idempotent.
-func TestReopen(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "reopen.db")
-	s := open(t, path)
-	tbl := testTable("keep")
-	if err := s.TableCreate(ctx, tbl); err != nil {
-		t.Fatal(err)
-	}
-	putItem(t, s, tbl, attr.Item{"pk": attr.Str("a"), "sk": attr.Num("1"), "v": attr.Str("x")})
-	s.Close()
-
-	s2 := open(t, path)
-	got, err := s2.TableGet(ctx, "keep")
-	if err != nil || got.ID != tbl.ID {
-		t.Fatalf("TableGet after reopen = %+v, %v", got, err)
-	}
-	it, err := s2.ItemGet(ctx, got, attr.Item{"pk": attr.Str("a"), "sk": attr.Num("1")})
-	if err != nil || it["v"].S != "x" {
-		t.Fatalf("ItemGet after reopen = %v, %v", it, err)
-	}
-	// Ids are never reused, even for the table created after a delete.
-	if _, err := s2.TableDelete(ctx, "keep"); err != nil {
-		t.Fatal(err)
-	}
-	again := testTable("keep")
-	if err := s2.TableCreate(ctx, again); err != nil {
-		t.Fatal(err)
-	}
-	if again.ID == tbl.ID {
-		t.Fatalf("table id %d reused", again.ID)
-	}
-}
-
 // An index added by TableUpdate as CREATING starts empty and the online
 // build fills it from the table's existing items, page by page.
 func TestTableUpdateBackfill(t *testing.T) {
