@@ -60,7 +60,9 @@ func exerciseConcurrency(ctx context.Context, t *testing.T, newStore func(t *tes
 	t.Run("ItemWrite/Increments", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
-		tbl := createTable(ctx, t, s, newTable("counter", key("pk", attr.TypeS), nil))
+		tbl := createTable(ctx, t, s, newTable("counter", key("pk", attr.TypeS), nil,
+			store.Index{Name: "by-n", Global: true, Hash: key("g", attr.TypeS), Range: rkey("n", attr.TypeN),
+				Projection: store.Projection{Type: "ALL"}}))
 		k := attr.Item{"pk": attr.Str("c")}
 		const writers, each = 16, 25
 		var wg sync.WaitGroup
@@ -77,7 +79,7 @@ func exerciseConcurrency(ctx context.Context, t *testing.T, newStore func(t *tes
 						if aerr != nil {
 							return nil, aerr
 						}
-						return attr.Item{"pk": attr.Str("c"), "n": attr.Num(sum)}, nil
+						return attr.Item{"pk": attr.Str("c"), "g": attr.Str("x"), "n": attr.Num(sum)}, nil
 					})
 					if err != nil {
 						errs <- err
@@ -93,6 +95,10 @@ func exerciseConcurrency(ctx context.Context, t *testing.T, newStore func(t *tes
 		got, err := s.ItemGet(ctx, tbl, k)
 		requireNoError(t, err, "ItemGet")
 		requireEqual(t, got["n"].S, strconv.Itoa(writers*each), "counter")
+		// The index holds the last state only.
+		page, err := s.ItemQuery(ctx, tbl, store.QueryInput{Index: &tbl.Indexes[0], Hash: attr.Str("x"), Forward: true})
+		requireNoError(t, err, "ItemQuery index")
+		requireItems(t, page, []attr.Item{got}, "index rows after the increments")
 	})
 
 	// Writers on distinct items of one table, readers beside them.

@@ -131,6 +131,14 @@ func exerciseItems(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			{"pk": attr.Str("nul\x00key"), "sk": num(t, "99999999999999999999999999999999999999")},
 			{"pk": attr.Str(strings.Repeat("k", 2048)), "sk": num(t, "0"), "big": attr.Str(strings.Repeat("v", 100000))},
 		}
+		// U+0000 and U+0001 (and texts that look like escapes of them) in
+		// keys, values, attribute names, sets and nested map keys.
+		for i, k := range []string{"\x00", "\x01", "a\x00b\x01c", "\x01\x01", "\x01\x02", `\u0000`, `\u0001\u0002`} {
+			items = append(items, attr.Item{"pk": attr.Str(k), "sk": num(t, itoa(i)), "n\x00m": attr.Str("v\x00\x01\x02"),
+				`q\u0001`: {T: attr.TypeSS, Strs: []string{"\x00", "\x01", "\x01\x01"}},
+				"bs":      {T: attr.TypeBS, Bins: [][]byte{{0, 1}, {255}, {1, 1}}},
+				"m":       attr.Map(map[string]attr.Value{"\x01": attr.Str("\x00"), "\x00": attr.List([]attr.Value{attr.Str("\x01\x00")})})})
+		}
 		for _, it := range items {
 			put(ctx, t, s, tbl, it)
 		}

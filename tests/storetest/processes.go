@@ -3,8 +3,6 @@ package storetest
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
@@ -144,25 +142,7 @@ func exerciseProcesses(ctx context.Context, t *testing.T, b Backend) {
 		tbl := createTable(ctx, t, s1, newTable("two", key("pk", attr.TypeS), rkey("sk", attr.TypeN),
 			asyncIndex("g", key("g", attr.TypeS), rkey("gr", attr.TypeN),
 				store.Projection{Type: "INCLUDE", NonKeyAttributes: []string{"v"}})))
-		var wg sync.WaitGroup
-		errs := make(chan error, 4)
-		for w := range 4 {
-			s := []store.Store{s1, s2}[w%2]
-			wg.Go(func() {
-				rnd := rand.New(rand.NewPCG(uint64(w), 3))
-				for i := range 150 {
-					if err := randomWrite(ctx, s, true, tbl, rnd, 50, i); err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("write: %v", err)
-		}
+		randomWrites(ctx, t, []store.Store{s1, s2}, tbl, 4, 150, 50)
 		queueWait(ctx, t, s2, tbl)
 		requireIndexExact(ctx, t, s1, tbl, &tbl.Indexes[0], "after QueueWait on the other store")
 	})

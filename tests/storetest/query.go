@@ -19,6 +19,11 @@ func sortKeys(t testing.TB, s store.Store, typ attr.Type) []attr.Value {
 			"ab", "abc", "abd", "ab\x7f", "a b", "aa",
 			"é", "e", "f", "ü", "€", "日本", "日", "😀", "\uffff", "\ufffd", "\u00ff",
 			"a\x00", "a\x00b", "\x00",
+			// NUL and U+0001 next to the texts a store may escape them to;
+			// the UTF-8 boundaries (DynamoDB orders by UTF-8 bytes, not
+			// UTF-16 units).
+			"\x00\x00", "\x01\x00", "\x01\x01", "\x01\x02", "\x02", "ab\x00", "ab\x01",
+			"\u0080", "\u07ff", "\u0800", "中", "中文", "😀😀", "\U0010ffff", "\U0010ffff\U0010ffff", "z\u007f",
 		}
 		out := make([]attr.Value, len(strs))
 		for i, s := range strs {
@@ -33,6 +38,8 @@ func sortKeys(t testing.TB, s store.Store, typ attr.Type) []attr.Value {
 			"12345678901234567890123456789012345678", "12345678901234567890123456789012345679",
 			"-12345678901234567890123456789012345678", "1.0000000000000000000000000000000000001",
 			"1.000000000000000000000000000000000001", "99", "990", "9.9", "123.456", "-123.45",
+			"-99999999999999999999999999999999999999", "99999999999999999999999999999999999999",
+			"-1E+125", "1E+125", "-0.000001", "10.01", "1.5E-129",
 		}
 		out := make([]attr.Value, len(nums))
 		for i, n := range nums {
@@ -43,6 +50,7 @@ func sortKeys(t testing.TB, s store.Store, typ attr.Type) []attr.Value {
 		bins := [][]byte{
 			{0x00}, {0x00, 0x00}, {0x00, 0x01}, {0x01}, {0x7f}, {0x80}, {0xfe}, {0xff}, {0xff, 0x00},
 			{0xff, 0xff}, {0xff, 0xff, 0xff}, {0x61}, {0x61, 0x00}, {0x61, 0x62}, {0x61, 0xff}, {0x62},
+			{0x01, 0xff}, {0x01, 0x00}, {0xfe, 0xff},
 		}
 		out := make([]attr.Value, len(bins))
 		for i, b := range bins {
@@ -71,10 +79,11 @@ func operands(t testing.TB, s store.Store, typ attr.Type) []attr.Value {
 func prefixes(typ attr.Type) []attr.Value {
 	if typ == attr.TypeS {
 		return []attr.Value{attr.Str("a"), attr.Str("ab"), attr.Str("abc"), attr.Str("日"), attr.Str("\uffff"),
-			attr.Str("z"), attr.Str("a\x00")}
+			attr.Str("z"), attr.Str("a\x00"), attr.Str("\x00"), attr.Str("\x01"), attr.Str("\x01\x01"), attr.Str("中"),
+			attr.Str("\U0010ffff"), attr.Str("zz")}
 	}
 	return []attr.Value{attr.Bin([]byte{0x00}), attr.Bin([]byte{0x61}), attr.Bin([]byte{0xff}),
-		attr.Bin([]byte{0xff, 0xff}), attr.Bin([]byte{0x7f}), attr.Bin([]byte{0x10})}
+		attr.Bin([]byte{0xff, 0xff}), attr.Bin([]byte{0x7f}), attr.Bin([]byte{0x10}), attr.Bin([]byte{0x01})}
 }
 
 // orderedTable creates a table whose partition "p" holds one item per sort

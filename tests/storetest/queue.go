@@ -97,25 +97,7 @@ func exerciseQueue(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			asyncIndex("g-keys", key("g", attr.TypeS), nil, store.Projection{Type: "KEYS_ONLY"}),
 			asyncIndex("g-gr", key("g", attr.TypeS), rkey("gr", attr.TypeN), store.Projection{Type: "ALL"}),
 		))
-		const workers, ops, items = 4, 150, 40
-		var wg sync.WaitGroup
-		errs := make(chan error, workers)
-		for w := range workers {
-			wg.Go(func() {
-				rnd := rand.New(rand.NewPCG(uint64(w), 0x9e3779b97f4a7c15))
-				for i := range ops {
-					if err := randomWrite(ctx, s, true, tbl, rnd, items, w*ops+i); err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("random writes: %v", err)
-		}
+		randomWrites(ctx, t, []store.Store{s}, tbl, 4, 150, 40)
 		queueWait(ctx, t, q, tbl)
 		for i := range tbl.Indexes {
 			requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[i], "after QueueWait")
@@ -220,6 +202,32 @@ func exerciseQueue(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			requireErrorIs(t, err, context.Canceled, "QueueWait with a cancelled ctx")
 		}
 	})
+}
+
+// randomWrites runs ops randomWrite calls (transactions included) from
+// each of writers goroutines over n items, the goroutines spread over the
+// stores in turn, and fails the test on any error.
+func randomWrites(ctx context.Context, t testing.TB, stores []store.Store, tbl *store.Table, writers, ops, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		s := stores[w%len(stores)]
+		wg.Go(func() {
+			rnd := rand.New(rand.NewPCG(uint64(w), 0x9e3779b97f4a7c15))
+			for i := range ops {
+				if err := randomWrite(ctx, s, true, tbl, rnd, n, w*ops+i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("random writes: %v", err)
+	}
 }
 
 // randomWrite makes one random change to one of n items of a table keyed

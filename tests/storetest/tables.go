@@ -23,8 +23,10 @@ func exerciseTables(ctx context.Context, t *testing.T, newStore func(t *testing.
 		requireTrue(t, a.Indexes[0].ID != 0 && a.Indexes[1].ID != 0 && a.Indexes[0].ID != a.Indexes[1].ID,
 			"TableCreate: index IDs %d, %d", a.Indexes[0].ID, a.Indexes[1].ID)
 
-		err := s.TableCreate(ctx, newTable("tbl-a", key("x", attr.TypeS), nil))
+		dup := newTable("tbl-a", key("x", attr.TypeS), nil)
+		err := s.TableCreate(ctx, dup)
 		requireErrorIs(t, err, store.ErrTableExists, "TableCreate of a taken name")
+		requireEqual(t, dup.ID, int64(0), "ID assigned by a failed TableCreate")
 		got, err := s.TableGet(ctx, "tbl-a")
 		requireNoError(t, err, "TableGet")
 		requireEqual(t, got.Hash.Name, "pk", "the first table survives the failed create")
@@ -147,6 +149,15 @@ func exerciseTables(ctx context.Context, t *testing.T, newStore func(t *testing.
 		requireNoError(t, err, "TableUpdate adding an index")
 		ix := out.Index("new-gsi")
 		requireTrue(t, ix != nil && ix.ID != 0, "TableUpdate: added index has no ID: %+v", ix)
+		// Replacing it by another of the same shape: a new index, new ID.
+		first := ix.ID
+		out, err = s.TableUpdate(ctx, "upd", func(t *store.Table) error {
+			t.Indexes[0].Name, t.Indexes[0].ID = "new-gsi", 0
+			return nil
+		})
+		requireNoError(t, err, "TableUpdate replacing an index")
+		ix = out.Index("new-gsi")
+		requireTrue(t, ix != nil && ix.ID != 0 && ix.ID != first, "TableUpdate: the replacing index has ID %d (the replaced one %d)", ix.ID, first)
 		m.tbl = out
 		m.put(ctx, t, s, attr.Item{"pk": attr.Str("new"), "g": attr.Str("y")})
 		page, err := s.ItemQuery(ctx, out, store.QueryInput{Index: ix, Hash: attr.Str("y"), Forward: true})

@@ -143,6 +143,39 @@ func exerciseTransact(ctx context.Context, t *testing.T, newStore func(t *testin
 		requireTrue(t, got == nil, "failed transaction created %s", show(got))
 	})
 
+	// A write that fails after others (a put whose item does not carry its
+	// target's key, on the target named last) undoes them all.
+	t.Run("ItemTransact/FailedWrite", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		a, b := txTables(ctx, t, s)
+		a1 := attr.Item{"pk": attr.Str("p"), "sk": num(t, "1"), "g": attr.Str("x"), "v": attr.Str("a1")}
+		b1 := attr.Item{"id": attr.Str("b1"), "g": attr.Str("x"), "v": attr.Str("b1")}
+		a.put(ctx, t, s, a1)
+		b.put(ctx, t, s, b1)
+		err := s.ItemTransact(ctx, []store.TxTarget{
+			{Table: b.tbl, Key: b.tbl.KeyOf(b1)},
+			{Table: a.tbl, Key: a.tbl.KeyOf(a1)},
+			{Table: b.tbl, Key: attr.Item{"id": attr.Str("b2")}},
+			{Table: a.tbl, Key: attr.Item{"pk": attr.Str("p"), "sk": num(t, "2")}},
+		}, func([]attr.Item) ([]store.TxWrite, error) {
+			return []store.TxWrite{
+				{Put: attr.Item{"id": attr.Str("b1"), "g": attr.Str("y"), "v": attr.Str("changed")}},
+				{Delete: true},
+				{Put: attr.Item{"id": attr.Str("b2"), "g": attr.Str("x")}},
+				{Put: attr.Item{"pk": attr.Str("p"), "sk": num(t, "3"), "g": attr.Str("x")}},
+			}, nil
+		})
+		requireTrue(t, err != nil, "ItemTransact: a put of another key than its target's succeeded")
+		requireModel(ctx, t, s, a, "after the failed write")
+		requireModel(ctx, t, s, b, "after the failed write")
+		for _, k := range []attr.Item{{"pk": attr.Str("p"), "sk": num(t, "2")}, {"pk": attr.Str("p"), "sk": num(t, "3")}} {
+			got, err := s.ItemGet(ctx, a.tbl, k)
+			requireNoError(t, err, "ItemGet")
+			requireTrue(t, got == nil, "the failed transaction wrote %s", show(got))
+		}
+	})
+
 	// Puts, deletes and condition-only targets across two tables.
 	t.Run("ItemTransact/Writes", func(t *testing.T) {
 		t.Parallel()

@@ -110,7 +110,7 @@ func indexDiffKeys(t testing.TB, s store.Store, tb *store.Table, ix *store.Index
 		case !ok:
 			extra++
 			bad = append(bad, k)
-		case !equalItems(it, w):
+		case !attr.EqualItems(it, w):
 			stale++
 			bad = append(bad, k)
 		}

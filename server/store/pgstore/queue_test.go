@@ -17,20 +17,6 @@ import (
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
 )
 
-// TestQueueConvergence: 4 goroutines × 200 random writes over 50 items of a
-// table with one async GSI; after QueueWait the index equals the table.
-func TestQueueConvergence(t *testing.T) {
-	t.Parallel()
-	s := openStore(t, freshURL(t), pgstore.Options{Workers: backend.DefaultWorkers})
-	tb := newTable(t, s, "conv", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
-	randomWrites(t, []store.Store{s}, tb, 4, 200, 50)
-	queueWait(t, s, tb)
-	requireExact(t, s, tb, &tb.Indexes[0], "after QueueWait")
-	if n, err := s.QueueDepth(context.Background()); err != nil || n != 0 {
-		t.Fatalf("QueueDepth %d, %v", n, err)
-	}
-}
-
 // TestQueueOutOfOrder: duplicate rows, applies twice and in reverse order,
 // and an apply of an old row after a newer write all converge.
 func TestQueueOutOfOrder(t *testing.T) {
@@ -259,31 +245,6 @@ func TestQueueDropped(t *testing.T) {
 	if n := warnings.Load(); n != 0 {
 		t.Errorf("%d warnings logged", n)
 	}
-}
-
-// TestQueueMixed: on a table with a sync and an async index, the sync one is
-// exact right after every write; the async one after the queue drains.
-func TestQueueMixed(t *testing.T) {
-	t.Parallel()
-	s := openStore(t, freshURL(t), pgstore.Options{})
-	sync := asyncGSI("sync", "ALL")
-	sync.Propagation = store.PropagationSync
-	tb := newTable(t, s, "mixed", attr.TypeS, attr.TypeNone, sync, asyncGSI("async", "ALL"))
-	for i := range 40 {
-		k := fmt.Sprintf("k%d", i%7)
-		switch i % 4 {
-		case 3:
-			del(t, s, tb, attr.Item{"pk": attr.Str(k)})
-		default:
-			put(t, s, tb, attr.Item{"pk": attr.Str(k), "g": attr.Str(fmt.Sprint(i % 3)), "gn": attr.Num(fmt.Sprint(i))})
-		}
-		requireExact(t, s, tb, &tb.Indexes[0], fmt.Sprintf("sync index after write %d", i))
-	}
-	if d := indexDiff(t, s, tb, &tb.Indexes[1]); d == "" {
-		t.Error("async index exact with no worker running")
-	}
-	drain(t, s)
-	requireExact(t, s, tb, &tb.Indexes[1], "async index after draining")
 }
 
 // encode is an item in the jsonb wire form the functions take (no NULs here).
