@@ -148,7 +148,7 @@ func exerciseProcesses(ctx context.Context, t *testing.T, b Backend) {
 	})
 
 	// Rows left queued at Close are applied by the next store with workers;
-	// rows naming an index dropped meanwhile are consumed.
+	// rows naming an index or a table dropped meanwhile are consumed.
 	t.Run("QueueWait/AfterReopen", func(t *testing.T) {
 		t.Parallel()
 		first := b.New(t)
@@ -158,17 +158,19 @@ func exerciseProcesses(ctx context.Context, t *testing.T, b Backend) {
 			return createTable(ctx, t, s, newTable(name, key("pk", attr.TypeS), rkey("sk", attr.TypeN),
 				asyncIndex("g", key("g", attr.TypeS), nil, store.Projection{Type: "ALL"})))
 		}
-		tbl, gone := mk("q"), mk("gone")
-		for _, x := range []*store.Table{tbl, gone} {
+		tbl, gone, dropped := mk("q"), mk("gone"), mk("dropped")
+		for _, x := range []*store.Table{tbl, gone, dropped} {
 			for i := range 150 {
 				put(ctx, t, s, x, attr.Item{"pk": attr.Str("p"), "sk": attr.Num(itoa(i)), "g": attr.Str("x")})
 			}
 		}
 		n, err := s.QueueDepth(ctx)
 		requireNoError(t, err, "QueueDepth")
-		requireEqual(t, n, int64(300), "rows queued by a store without workers")
+		requireEqual(t, n, int64(450), "rows queued by a store without workers")
 		_, err = s.TableUpdate(ctx, "gone", func(t *store.Table) error { t.Indexes = nil; return nil })
 		requireNoError(t, err, "TableUpdate dropping the index")
+		_, err = s.TableDelete(ctx, "dropped")
+		requireNoError(t, err, "TableDelete")
 		s.Close()
 
 		s2 := b.Open(t, s, true)
@@ -176,6 +178,7 @@ func exerciseProcesses(ctx context.Context, t *testing.T, b Backend) {
 		fresh, err := s2.TableGet(ctx, "gone")
 		requireNoError(t, err, "TableGet")
 		queueWait(ctx, t, s2, fresh)
+		queueWait(ctx, t, s2, dropped)
 		requireIndexExact(ctx, t, s2, tbl, &tbl.Indexes[0], "after reopening")
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			n, err = s2.QueueDepth(ctx)
@@ -186,6 +189,47 @@ func exerciseProcesses(ctx context.Context, t *testing.T, b Backend) {
 			requireTrue(t, time.Now().Before(deadline), "QueueDepth after reopening still %d", n)
 		}
 	})
+
+	// Two stores both start the build of one index while writers use
+	// both: the built index equals the table and no write fails.
+	for _, prop := range []string{store.PropagationSync, store.PropagationAsync} {
+		t.Run("IndexBuild/TwoStores/"+prop, func(t *testing.T) {
+			t.Parallel()
+			a := b.New(t)
+			o := b.Open(t, a, true)
+			tbl := buildTable(ctx, t, a, "two_build")
+			trs := []*traffic{startTraffic(ctx, a, tbl), startTraffic(ctx, o, tbl)}
+			defer func() {
+				for _, tr := range trs {
+					select {
+					case <-tr.stop:
+					default:
+						close(tr.stop)
+						tr.wg.Wait()
+					}
+				}
+			}()
+			time.Sleep(50 * time.Millisecond)
+			ix := store.Index{Name: "by-g", Hash: key("g", attr.TypeS), Range: rkey("gr", attr.TypeN),
+				Projection: store.Projection{Type: "ALL"}, Propagation: prop}
+			out := addIndex(ctx, t, o, tbl.Name, ix)
+			for _, s := range []store.Store{a, o, a, o} {
+				requireNoError(t, s.IndexBuildStart(ctx, out, ix.Name), "IndexBuildStart")
+			}
+			buildWait(ctx, t, a, out, ix.Name)
+			buildWait(ctx, t, o, out, ix.Name)
+			time.Sleep(100 * time.Millisecond) // writes to the ACTIVE index through both
+			for _, tr := range trs {
+				tr.end(t)
+			}
+			final := requireActive(ctx, t, a, tbl.Name, ix.Name)
+			if final.Index(ix.Name).Async() {
+				queueWait(ctx, t, a, final)
+				queueWait(ctx, t, o, final)
+			}
+			requireIndexExact(ctx, t, a, final, final.Index(ix.Name), "index built by two stores under writes")
+		})
+	}
 
 	// A CREATING index left by a crash (added, never started) and one whose
 	// build a Close interrupted are finished by the next store to open.

@@ -657,38 +657,6 @@ func TestBuildCrashAndRecovery(t *testing.T) {
 	t.Logf("recovered build: %d attempts, %d pages, %d rows (resumed, not restarted)", attempts, pages, rows)
 }
 
-// TestBuildTwoStores: two stores on one database both start the build while
-// writers use both: one owner, the index equals the table, no write fails.
-func TestBuildTwoStores(t *testing.T) {
-	url := freshURL(t)
-	a := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers, Recovery: true})
-	b := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers, Recovery: true})
-	tb := newTable(t, a, "t", attr.TypeS, attr.TypeNone)
-	loadItems(t, a, tb, 2000)
-	setSetting(t, a, "build_page_size", 64)
-	for _, prop := range []string{store.PropagationAsync, store.PropagationSync} {
-		tr := startTraffic(t, []*pgstore.Store{a, b}, tb, 8, 2000)
-		time.Sleep(200 * time.Millisecond)
-		ix := gsiHash(prop)
-		ix.Name += "_" + prop
-		tb2, _ := addIndex(t, b, "t", ix)
-		for _, s := range []*pgstore.Store{a, b, a, b} {
-			if err := s.IndexBuildStart(context.Background(), tb2, ix.Name); err != nil {
-				t.Fatal(err)
-			}
-		}
-		waitIndex(t, a, tb2, ix.Name)
-		time.Sleep(200 * time.Millisecond)
-		tr.end(t)
-		queueWait(t, a, tb)
-		requireActiveExact(t, a, "t", ix.Name, "two stores")
-		_, cur := indexOf(t, a, "t", ix.Name)
-		if _, _, _, attempts := buildFigures(t, a, cur.ID); attempts != 1 {
-			t.Fatalf("%d build attempts, want 1 owner", attempts)
-		}
-	}
-}
-
 // TestBuildStatusAndRefusalInput: DescribeTable's view of a build
 // (CREATING, Backfilling false, then true, then ACTIVE without it), a
 // second CREATING index detectable from the catalog, and the DBA's view.

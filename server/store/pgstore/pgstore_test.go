@@ -24,27 +24,13 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // background work of `dynamopg serve` (serveOptions).
 func newStore(t *testing.T) *pgstore.Store {
 	t.Helper()
-	opts := serveOptions()
-	opts.Migrate = true
-	return newStoreWith(t, opts)
+	return openStore(t, pgtest.URL(t), serveOptions())
 }
 
 // serveOptions are the background work backend.Open starts for `dynamopg
 // serve`: queue workers, the sweeper, the build recovery worker.
 func serveOptions() pgstore.Options {
 	return pgstore.Options{Workers: backend.DefaultWorkers, SweepInterval: backend.DefaultSweepInterval, Recovery: true}
-}
-
-// newStoreWith is newStore with the given options.
-func newStoreWith(t *testing.T, opts pgstore.Options) *pgstore.Store {
-	t.Helper()
-	ctx := context.Background()
-	s, err := pgstore.Open(ctx, pgtest.URL(t), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
 }
 
 // newTable creates a table with the given key types ("" range: none).

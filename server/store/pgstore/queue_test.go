@@ -3,9 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -190,60 +188,6 @@ func TestQueueHeldRow(t *testing.T) {
 	got, err := s.ItemQuery(ctx, tb, store.QueryInput{Index: ix, Hash: attr.Str("h"), Forward: true})
 	if err != nil || len(got) != 1 || !attr.Equal(got[0]["gn"], attr.Num("2")) {
 		t.Fatalf("held item in the index: %v, %v", got, err)
-	}
-}
-
-// TestQueueDropped: rows of a dropped async index and of a dropped table are
-// consumed by workers without errors.
-func TestQueueDropped(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	url := freshURL(t)
-	s := openStore(t, url, pgstore.Options{})
-	sync := store.Index{Name: "s", Global: true, Hash: store.KeyAttr{Name: "g", Type: attr.TypeS},
-		Projection: store.Projection{Type: "KEYS_ONLY"}, Status: store.StatusActive}
-	a := newTable(t, s, "drop-index", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"), sync)
-	b := newTable(t, s, "drop-table", attr.TypeS, attr.TypeNone, asyncGSI("g", "ALL"))
-	for i := range 50 {
-		it := attr.Item{"pk": attr.Str(fmt.Sprint(i)), "g": attr.Str("x"), "gn": attr.Num("1")}
-		put(t, s, a, it)
-		put(t, s, b, it)
-	}
-	if n, _ := s.QueueDepth(ctx); n != 100 {
-		t.Fatalf("depth %d, want 100", n)
-	}
-	up, err := s.TableUpdate(ctx, a.Name, func(t *store.Table) error {
-		t.Indexes = t.Indexes[1:] // drop the async index, keep the sync one
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.TableDelete(ctx, b.Name); err != nil {
-		t.Fatal(err)
-	}
-	var warnings atomic.Int64
-	w := openStore(t, url, pgstore.Options{Workers: backend.DefaultWorkers, Logger: slog.New(warnHandler{&warnings})})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		n, err := w.QueueDepth(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("depth still %d", n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := w.QueueWait(ctx, b); err != nil {
-		t.Fatalf("QueueWait of the dropped table: %v", err)
-	}
-	requireExact(t, s, up, &up.Indexes[0], "sync index after the async one was dropped")
-	if n := warnings.Load(); n != 0 {
-		t.Errorf("%d warnings logged", n)
 	}
 }
 

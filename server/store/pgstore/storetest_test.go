@@ -7,6 +7,7 @@ import (
 	"github.com/dynamopg/dynamopg/server/backend"
 	"github.com/dynamopg/dynamopg/server/store"
 	"github.com/dynamopg/dynamopg/server/store/pgstore"
+	"github.com/dynamopg/dynamopg/tests/pgtest"
 	"github.com/dynamopg/dynamopg/tests/storetest"
 )
 
@@ -30,7 +31,7 @@ func TestStoreContract(t *testing.T) {
 	})
 	storetest.ExerciseCollections(context.Background(), t, storetest.Collections{
 		New: func(t *testing.T, limit int64) store.Store {
-			return newStoreWith(t, pgstore.Options{Migrate: true, ItemCollectionLimit: limit, Workers: backend.DefaultWorkers})
+			return openStore(t, pgtest.URL(t), pgstore.Options{ItemCollectionLimit: limit, Workers: backend.DefaultWorkers})
 		},
 		Counters: counters,
 	})
