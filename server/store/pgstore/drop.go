@@ -21,14 +21,24 @@ const (
 	// not follow the caller's context: a client that goes away must not
 	// interrupt a drop that is under way.
 	dropInlineTimeout = 30 * time.Second
+	// dropDeadlockTries is how often the inline drop runs when it keeps
+	// failing with a deadlock.
+	dropDeadlockTries = 3
 )
 
 // dropStorageInline runs drop_table_storage for a table TableDelete has just
 // marked DELETING. A failure is only logged: the sweeper finishes the table.
+// A deadlock with the writers still in flight (the drop is its victim, the
+// writers that follow see DELETING) is retried a few times first.
 func (s *Store) dropStorageInline(ctx context.Context, id int64, name string) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dropInlineTimeout)
 	defer cancel()
-	if err := s.dropStorage(dctx, id); err != nil {
+	err := s.dropStorage(dctx, id)
+	for try := 1; try < dropDeadlockTries && retryable(err) && dctx.Err() == nil; try++ {
+		s.log.InfoContext(ctx, "table delete: storage drop deadlocked with a writer, retrying", "table", name, "id", id, "err", err)
+		err = s.dropStorage(dctx, id)
+	}
+	if err != nil {
 		s.log.WarnContext(ctx, "table delete: storage not dropped yet, left DELETING for the sweeper",
 			"table", name, "id", id, "err", err)
 	}
