@@ -93,8 +93,13 @@ type RangeCond struct {
 
 // QueryInput selects one partition of a table (Index == nil) or of an index.
 type QueryInput struct {
-	Index   *Index
-	Hash    attr.Value
+	Index *Index
+	Hash  attr.Value
+	// Eq is for an index with a multi-attribute key: the values of its
+	// further partition attributes (MoreHash, all of them), then of a
+	// left-to-right prefix of its sort attributes, in KeySchema order.
+	// Range then restricts the sort attribute after that prefix.
+	Eq      []attr.Value
 	Range   *RangeCond
 	Forward bool
 	// After is an exclusive start key: the table's key attributes, plus the

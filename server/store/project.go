@@ -9,17 +9,21 @@ const (
 	MaxRangeKeySize = 1024
 )
 
-// Indexable reports whether an item belongs in the index: it has the index's
-// key attributes with their declared types, within the key size limits. The
-// API refuses a write that breaks the limits, so only an online build meets
+// Indexable reports whether an item belongs in the index: it has every key
+// attribute of the index with its declared type (the sparse-index rule, per
+// attribute of a multi-attribute key), within the key size limits (each
+// attribute of a multi-attribute key has the limit of its kind). The API
+// refuses a write that breaks the limits, so only an online build meets
 // such items (written before the index existed), and skips them as the
 // service does. PostgreSQL's copy of this rule is index_row_sql's test.
 func (ix *Index) Indexable(it attr.Item) bool {
-	if v, ok := it[ix.Hash.Name]; !ok || v.T != ix.Hash.Type || v.Size() > MaxHashKeySize {
-		return false
-	}
-	if ix.Range != nil {
-		if v, ok := it[ix.Range.Name]; !ok || v.T != ix.Range.Type || v.Size() > MaxRangeKeySize {
+	nHash := 1 + len(ix.MoreHash)
+	for i, k := range ix.KeyAttrs() {
+		limit := MaxHashKeySize
+		if i >= nHash {
+			limit = MaxRangeKeySize
+		}
+		if v, ok := it[k.Name]; !ok || v.T != k.Type || v.Size() > limit {
 			return false
 		}
 	}
@@ -33,11 +37,9 @@ func (ix *Index) Project(t *Table, it attr.Item) attr.Item {
 		return it
 	}
 	out := t.KeyOf(it)
-	for _, n := range []*KeyAttr{&ix.Hash, ix.Range} {
-		if n != nil {
-			if v, ok := it[n.Name]; ok {
-				out[n.Name] = v
-			}
+	for _, k := range ix.KeyAttrs() {
+		if v, ok := it[k.Name]; ok {
+			out[k.Name] = v
 		}
 	}
 	for _, n := range ix.Projection.NonKeyAttributes {
@@ -49,14 +51,15 @@ func (ix *Index) Project(t *Table, it attr.Item) attr.Item {
 }
 
 // KeyNames returns the attribute names that order an index's rows: the index
-// key, then the table key (the tie-break that makes paging exact).
+// key (every attribute, in KeySchema order), then the table key (the
+// tie-break that makes paging exact).
 func (ix *Index) KeyNames(t *Table) []string {
-	names := []string{ix.Hash.Name}
-	if ix.Range != nil {
-		names = append(names, ix.Range.Name)
+	var names []string
+	for _, k := range ix.KeyAttrs() {
+		names = append(names, k.Name)
 	}
 	for _, n := range t.KeyNames() {
-		if n != ix.Hash.Name && (ix.Range == nil || n != ix.Range.Name) {
+		if !ix.IsKey(n) {
 			names = append(names, n)
 		}
 	}

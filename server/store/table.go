@@ -76,11 +76,18 @@ type Throughput struct {
 // Index is a local or global secondary index of a table.
 type Index struct {
 	// ID is assigned by the store and names the index's storage.
-	ID         int64      `json:"id"`
-	Name       string     `json:"name"`
-	Global     bool       `json:"global"`
-	Hash       KeyAttr    `json:"hash"`
-	Range      *KeyAttr   `json:"range,omitempty"`
+	ID     int64    `json:"id"`
+	Name   string   `json:"name"`
+	Global bool     `json:"global"`
+	Hash   KeyAttr  `json:"hash"`
+	Range  *KeyAttr `json:"range,omitempty"`
+	// MoreHash and MoreRange are a global index's further key attributes
+	// (a multi-attribute key: up to 4 HASH and 4 RANGE elements). The
+	// KeySchema is Hash, MoreHash..., then Range, MoreRange...; MoreRange
+	// needs Range. Both are empty for a single-attribute key, whose
+	// catalog JSON and storage are as before they existed.
+	MoreHash   []KeyAttr  `json:"moreHash,omitempty"`
+	MoreRange  []KeyAttr  `json:"moreRange,omitempty"`
 	Projection Projection `json:"projection"`
 	// Propagation is how writes reach the index: PropagationSync inside the
 	// write's transaction, PropagationAsync through the queue. Empty is sync.

@@ -419,8 +419,8 @@ BEGIN
     SELECT array_agg(k) INTO v_used FROM (
         SELECT v_def->'hash'->>'name' AS k
         UNION SELECT v_def->'range'->>'name'
-        UNION SELECT e->'hash'->>'name' FROM jsonb_array_elements(v_ixs) e
-        UNION SELECT e->'range'->>'name' FROM jsonb_array_elements(v_ixs) e) u
+        UNION SELECT k->>'name' FROM jsonb_array_elements(v_ixs) e,
+                     jsonb_array_elements(dynamopg.index_key_attrs(e)) k) u
      WHERE k IS NOT NULL;
     v_def := jsonb_set(v_def, '{indexes}', v_ixs);
     v_def := jsonb_set(v_def, '{attributeDefinitions}',

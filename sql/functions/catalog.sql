@@ -100,6 +100,26 @@ LANGUAGE sql IMMUTABLE AS $$
     SELECT coalesce(jsonb_typeof(p_def->'range') = 'object', false)
 $$;
 
+-- index_key_attrs returns an index JSON's key attributes in KeySchema
+-- order, a jsonb array of {"name", "type"}: "hash", then "moreHash" (the
+-- further partition attributes of a multi-attribute key), then "range" and
+-- "moreRange" (store.Index.KeyAttrs).
+CREATE OR REPLACE FUNCTION dynamopg.index_key_attrs(p_ix jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT jsonb_build_array(p_ix->'hash') || coalesce(p_ix->'moreHash', '[]')
+        || CASE WHEN dynamopg.has_range(p_ix)
+                THEN jsonb_build_array(p_ix->'range') || coalesce(p_ix->'moreRange', '[]')
+                ELSE '[]' END
+$$;
+
+-- index_hash_count is the number of partition attributes of an index JSON.
+CREATE OR REPLACE FUNCTION dynamopg.index_hash_count(p_ix jsonb)
+RETURNS int
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT 1 + jsonb_array_length(coalesce(p_ix->'moreHash', '[]'))
+$$;
+
 -- index_def returns the index with storage id p_index from a table's JSON,
 -- or raises undefined_table when the table has no such index.
 CREATE OR REPLACE FUNCTION dynamopg.index_def(p_def jsonb, p_index bigint)
@@ -122,13 +142,19 @@ $$;
 -- target_layout describes the storage a read or write targets: the table
 -- (p_index 0) or one index. cols are the key columns in order (index key
 -- then table key for an index), names and types their attributes; sorted
--- tells whether the target has a sort key (cols[2]).
+-- tells whether the target has a sort key. An index's key columns are ipk
+-- and isk; a multi-attribute key has one column per attribute, ipk, ipk2
+-- … ipk4 then isk, isk2 … isk4 (so a single-attribute index, whose
+-- storage predates multi-attribute keys, keeps its shape).
 CREATE OR REPLACE FUNCTION dynamopg.target_layout(
     p_def jsonb, p_index bigint,
     OUT rel text, OUT cols text[], OUT names text[], OUT types int[], OUT sorted boolean)
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-    v_ix jsonb;
+    v_ix    jsonb;
+    v_keys  jsonb;
+    v_nhash int;
+    v_i     int;
 BEGIN
     cols := ARRAY['pk'];
     names := ARRAY[p_def->'hash'->>'name'];
@@ -146,15 +172,15 @@ BEGIN
     v_ix := dynamopg.index_def(p_def, p_index);
     rel := 'i_' || p_index;
     sorted := dynamopg.has_range(v_ix);
-    IF sorted THEN
-        cols := ARRAY['ipk', 'isk'] || cols;
-        names := ARRAY[v_ix->'hash'->>'name', v_ix->'range'->>'name'] || names;
-        types := ARRAY[(v_ix->'hash'->>'type')::int, (v_ix->'range'->>'type')::int] || types;
-    ELSE
-        cols := ARRAY['ipk'] || cols;
-        names := ARRAY[v_ix->'hash'->>'name'] || names;
-        types := ARRAY[(v_ix->'hash'->>'type')::int] || types;
-    END IF;
+    v_keys := dynamopg.index_key_attrs(v_ix);
+    v_nhash := dynamopg.index_hash_count(v_ix);
+    FOR v_i IN REVERSE jsonb_array_length(v_keys) - 1 .. 0 LOOP
+        cols := CASE WHEN v_i < v_nhash THEN 'ipk' || CASE WHEN v_i > 0 THEN (v_i + 1)::text ELSE '' END
+                     ELSE 'isk' || CASE WHEN v_i > v_nhash THEN (v_i - v_nhash + 1)::text ELSE '' END
+                END || cols;
+        names := (v_keys->v_i->>'name') || names;
+        types := (v_keys->v_i->>'type')::int || types;
+    END LOOP;
 END;
 $$;
 
@@ -193,10 +219,10 @@ $$;
 --         whose absent attributes (JSON null) jsonb_strip_nulls drops.
 --         JSON null occurs nowhere else in a stored item: the wire form has
 --         none (NULL is {"NULL": true}) and attr.DecodeItem refuses it.
---   test  whether the item is indexable: it has the index's key attributes
---         with their declared types, within the key size limits
---         (store.Index.Indexable: 2048 bytes for the partition key, 1024
---         for the sort key)
+--   test  whether the item is indexable: it has every key attribute of the
+--         index with its declared type, within the key size limits
+--         (store.Index.Indexable: 2048 bytes for a partition attribute,
+--         1024 for a sort attribute)
 --
 -- The texts depend only on the index's and the table's key schemas and the
 -- projection, which never change.
@@ -236,16 +262,15 @@ BEGIN
         END LOOP;
         vals := vals || format(', jsonb_strip_nulls(%s)', array_to_string(v_parts, ' || '));
     END IF;
-    test := format('coalesce((%s->%L) ? %L, false)', p_src, v_ix->'hash'->>'name',
-                   dynamopg.key_letter((v_ix->'hash'->>'type')::int))
-         || ' AND ' || dynamopg.key_size_test_sql((v_ix->'hash'->>'type')::int,
-                                                  format('%s->%L', p_src, v_ix->'hash'->>'name'), 2048);
-    IF dynamopg.has_range(v_ix) THEN
-        test := test || format(' AND coalesce((%s->%L) ? %L, false)', p_src, v_ix->'range'->>'name',
-                               dynamopg.key_letter((v_ix->'range'->>'type')::int))
-             || ' AND ' || dynamopg.key_size_test_sql((v_ix->'range'->>'type')::int,
-                                                      format('%s->%L', p_src, v_ix->'range'->>'name'), 1024);
-    END IF;
+    -- Every key attribute, with its type and size (the sparse-index rule,
+    -- per attribute of a multi-attribute key).
+    SELECT string_agg(format('coalesce((%s->%L) ? %L, false)', p_src, k->>'name',
+                             dynamopg.key_letter((k->>'type')::int))
+                      || ' AND ' || dynamopg.key_size_test_sql((k->>'type')::int, format('%s->%L', p_src, k->>'name'),
+                                                               CASE WHEN o <= dynamopg.index_hash_count(v_ix) THEN 2048 ELSE 1024 END),
+                      ' AND ' ORDER BY o)
+      INTO test
+      FROM jsonb_array_elements(dynamopg.index_key_attrs(v_ix)) WITH ORDINALITY AS x(k, o);
 END;
 $$;
 

@@ -3,17 +3,22 @@
 -- built by *_sql functions so that tests can EXPLAIN exactly what runs.
 
 -- item_query_sql builds the Query statement. Its parameters: $1 the
--- partition key value, $2 and $3 the sort key bounds, $4 the exclusive start
--- key (when p_after), $5 the limit (NULL for none). p_op is '' (no sort key
--- condition), EQ, LT, LE, GT, GE, BETWEEN or BEGINS_WITH ($3 then holds the
--- prefix's exclusive upper bound).
+-- partition key value (p_eq 1) or, for an index with a multi-attribute key,
+-- the jsonb array of the p_eq values its first p_eq key columns equal (every
+-- partition attribute, then a prefix of the sort attributes); $2 and $3 the
+-- bounds of the sort key condition, on the next key column; $4 the exclusive
+-- start key (when p_after), $5 the limit (NULL for none). p_op is '' (no
+-- sort key condition), EQ, LT, LE, GT, GE, BETWEEN or BEGINS_WITH ($3 then
+-- holds the prefix's exclusive upper bound).
 CREATE OR REPLACE FUNCTION dynamopg.item_query_sql(
-    p_def jsonb, p_index bigint, p_op text, p_forward boolean, p_after boolean)
+    p_def jsonb, p_index bigint, p_op text, p_forward boolean, p_after boolean, p_eq int DEFAULT 1)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     v_layout record := dynamopg.target_layout(p_def, p_index);
     v_dir    text := CASE WHEN p_forward THEN 'ASC' ELSE 'DESC' END;
+    v_nkey   int := 1;   -- the target's key columns (an index's own)
+    v_nhash  int := 1;   -- of which partition columns
     v_where  text;
     v_sk     text;
     v_lo     text;
@@ -22,16 +27,34 @@ DECLARE
     v_order  text[] := '{}';
     v_i      int;
 BEGIN
-    v_where := format('%I = %s', v_layout.cols[1],
-                      dynamopg.key_value_sql(v_layout.types[1], '$1::jsonb'));
+    IF p_index = 0 THEN
+        v_nkey := array_length(v_layout.cols, 1);
+    ELSE
+        v_nkey := jsonb_array_length(dynamopg.index_key_attrs(dynamopg.index_def(p_def, p_index)));
+        v_nhash := dynamopg.index_hash_count(dynamopg.index_def(p_def, p_index));
+    END IF;
+    IF p_eq < v_nhash OR p_eq > v_nkey OR (p_op <> '' AND p_eq >= v_nkey) THEN
+        RAISE EXCEPTION 'dynamopg: % equalities (and operator %) on % of % key columns', p_eq, p_op, v_layout.rel, v_nkey
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_eq = 1 THEN
+        v_where := format('%I = %s', v_layout.cols[1],
+                          dynamopg.key_value_sql(v_layout.types[1], '$1::jsonb'));
+    ELSE
+        SELECT string_agg(format('%I = %s', v_layout.cols[i],
+                                 dynamopg.key_value_sql(v_layout.types[i], format('($1::jsonb->%s)', i - 1))),
+                          ' AND ' ORDER BY i)
+          INTO v_where
+          FROM generate_series(1, p_eq) i;
+    END IF;
     IF p_op <> '' THEN
         IF NOT v_layout.sorted THEN
             RAISE EXCEPTION 'dynamopg: % has no sort key', v_layout.rel
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
-        v_sk := quote_ident(v_layout.cols[2]);
-        v_lo := dynamopg.key_value_sql(v_layout.types[2], '$2::jsonb');
-        v_hi := dynamopg.key_value_sql(v_layout.types[2], '$3::jsonb');
+        v_sk := quote_ident(v_layout.cols[p_eq + 1]);
+        v_lo := dynamopg.key_value_sql(v_layout.types[p_eq + 1], '$2::jsonb');
+        v_hi := dynamopg.key_value_sql(v_layout.types[p_eq + 1], '$3::jsonb');
         CASE p_op
             WHEN 'EQ' THEN v_where := v_where || format(' AND %s = %s', v_sk, v_lo);
             WHEN 'LT' THEN v_where := v_where || format(' AND %s < %s', v_sk, v_lo);
@@ -65,6 +88,8 @@ $$;
 
 -- item_query reads one partition of a table or index in key order (reversed
 -- unless p_forward), strictly after p_after, at most p_limit items (0: all).
+-- p_hash is the partition key value, or a jsonb array of the values of an
+-- index's first key columns (a multi-attribute key: item_query_sql's $1).
 CREATE OR REPLACE FUNCTION dynamopg.item_query(
     p_table bigint, p_index bigint, p_hash jsonb, p_op text, p_v1 jsonb, p_v2 jsonb,
     p_after jsonb, p_forward boolean, p_limit int)
@@ -74,14 +99,23 @@ DECLARE
     v_def jsonb := dynamopg.table_def(p_table, false);
     v_op  text := coalesce(p_op, '');
     v_v2  jsonb := p_v2;
+    v_eq  int := 1;
 BEGIN
+    -- p_hash is a value, or the array of an index's key equalities
+    -- (item_query_sql's $1).
+    IF jsonb_typeof(p_hash) = 'array' THEN
+        v_eq := jsonb_array_length(p_hash);
+        IF v_eq = 1 THEN
+            p_hash := p_hash->0;
+        END IF;
+    END IF;
     IF v_op = 'BEGINS_WITH' THEN
         v_v2 := dynamopg.prefix_end(p_v1);
         IF v_v2 IS NULL THEN
             v_op := 'GE';
         END IF;
     END IF;
-    RETURN QUERY EXECUTE dynamopg.item_query_sql(v_def, p_index, v_op, p_forward, p_after IS NOT NULL)
+    RETURN QUERY EXECUTE dynamopg.item_query_sql(v_def, p_index, v_op, p_forward, p_after IS NOT NULL, v_eq)
         USING p_hash, p_v1, v_v2, p_after, CASE WHEN p_limit > 0 THEN p_limit END;
 END;
 $$;

@@ -193,9 +193,9 @@ func addIndex(ctx context.Context, t testing.TB, s store.Store, name string, ix 
 	t.Helper()
 	ix.Global, ix.Status, ix.ID, ix.Backfilling = true, store.StatusCreating, 0, false
 	out, err := s.TableUpdate(ctx, name, func(t *store.Table) error {
-		for _, k := range []*store.KeyAttr{&ix.Hash, ix.Range} {
-			if k != nil && !hasDefinition(t, k.Name) {
-				t.AttributeDefinitions = append(t.AttributeDefinitions, *k)
+		for _, k := range ix.KeyAttrs() {
+			if !hasDefinition(t, k.Name) {
+				t.AttributeDefinitions = append(t.AttributeDefinitions, k)
 			}
 		}
 		t.Indexes = append(t.Indexes, ix)
@@ -313,6 +313,11 @@ func exerciseBuild(ctx context.Context, t *testing.T, newStore func(t *testing.T
 		{"Hash", store.Index{Name: "by-g", Hash: key("g", attr.TypeS), Projection: store.Projection{Type: "ALL"}}},
 		{"HashRange", store.Index{Name: "by-g-gr", Hash: key("g", attr.TypeS), Range: rkey("gr", attr.TypeN),
 			Projection: store.Projection{Type: "INCLUDE", NonKeyAttributes: []string{"v"}}}},
+		// A multi-attribute key of 2 + 2 attributes, which the writers
+		// change (g, gr) and keep (pk, sk).
+		{"MultiKey", store.Index{Name: "by-g-pk-gr-sk", Hash: key("g", attr.TypeS), MoreHash: []store.KeyAttr{key("pk", attr.TypeS)},
+			Range: rkey("gr", attr.TypeN), MoreRange: []store.KeyAttr{key("sk", attr.TypeN)},
+			Projection: store.Projection{Type: "KEYS_ONLY"}}},
 	}
 	for _, prop := range []string{store.PropagationSync, store.PropagationAsync} {
 		for _, shape := range shapes {

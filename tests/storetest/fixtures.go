@@ -21,9 +21,9 @@ func newTable(name string, hash store.KeyAttr, rng *store.KeyAttr, indexes ...st
 		defs = append(defs, *rng)
 	}
 	for _, ix := range indexes {
-		for _, k := range []*store.KeyAttr{&ix.Hash, ix.Range} {
-			if k != nil && !slices.ContainsFunc(defs, func(d store.KeyAttr) bool { return d.Name == k.Name }) {
-				defs = append(defs, *k)
+		for _, k := range ix.KeyAttrs() {
+			if !slices.ContainsFunc(defs, func(d store.KeyAttr) bool { return d.Name == k.Name }) {
+				defs = append(defs, k)
 			}
 		}
 	}
@@ -144,20 +144,29 @@ func compareBy(names []string, a, b attr.Item) int {
 
 // query computes what ItemQuery must return.
 func (m *model) query(in store.QueryInput) []attr.Item {
-	hashName, rangeName := m.tbl.Hash.Name, ""
+	// The equalities (the partition key; for a multi-attribute key every
+	// partition attribute and a prefix of the sort attributes: in.Eq), then
+	// the sort key condition on the next key attribute.
+	keys := []store.KeyAttr{m.tbl.Hash}
 	if m.tbl.Range != nil {
-		rangeName = m.tbl.Range.Name
+		keys = append(keys, *m.tbl.Range)
 	}
 	if in.Index != nil {
-		hashName, rangeName = in.Index.Hash.Name, ""
-		if in.Index.Range != nil {
-			rangeName = in.Index.Range.Name
-		}
+		keys = in.Index.KeyAttrs()
+	}
+	eq := append([]attr.Value{in.Hash}, in.Eq...)
+	rangeName := ""
+	if len(eq) < len(keys) {
+		rangeName = keys[len(eq)].Name
 	}
 	names := m.orderNames(in.Index)
 	var out []attr.Item
 	for _, it := range m.rows(in.Index) {
-		if !attr.Equal(it[hashName], in.Hash) {
+		equal := true
+		for i, v := range eq {
+			equal = equal && attr.Equal(it[keys[i].Name], v)
+		}
+		if !equal {
 			continue
 		}
 		if in.Range != nil && !rangeMatches(it[rangeName], in.Range) {

@@ -52,6 +52,7 @@ func Exercise(ctx context.Context, t *testing.T, b Backend) {
 	t.Run("Query", func(t *testing.T) { exerciseQuery(ctx, t, newStore) })
 	t.Run("Scan", func(t *testing.T) { exerciseScan(ctx, t, newStore) })
 	t.Run("Indexes", func(t *testing.T) { exerciseIndexes(ctx, t, newStore) })
+	t.Run("MultiKey", func(t *testing.T) { exerciseMultiKey(ctx, t, newStore) })
 	t.Run("Transact", func(t *testing.T) { exerciseTransact(ctx, t, newStore) })
 	t.Run("GetMany", func(t *testing.T) { exerciseGetMany(ctx, t, newStore) })
 	t.Run("Queue", func(t *testing.T) { exerciseQueue(ctx, t, newStore) })

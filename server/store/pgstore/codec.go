@@ -22,6 +22,18 @@ func encodeValue(v attr.Value) []byte {
 	return escapeJSON(v.AppendJSON(nil))
 }
 
+// encodeValues is a jsonb array of attribute values in the same form.
+func encodeValues(vs []attr.Value) []byte {
+	b := []byte{'['}
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = v.AppendJSON(b)
+	}
+	return escapeJSON(append(b, ']'))
+}
+
 // decodeItem reads an item the functions returned; NULL is nil.
 func decodeItem(b []byte) (attr.Item, error) {
 	if b == nil {

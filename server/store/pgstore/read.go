@@ -21,6 +21,11 @@ func (s *Store) ItemQuery(ctx context.Context, t *store.Table, in store.QueryInp
 	if in.Index != nil {
 		p.IndexID = in.Index.ID
 	}
+	if len(in.Eq) > 0 {
+		// A multi-attribute key: the array of every equality
+		// (dynamopg.item_query).
+		p.Hash = encodeValues(append([]attr.Value{in.Hash}, in.Eq...))
+	}
 	if r := in.Range; r != nil {
 		p.Op = string(r.Op)
 		if len(r.Values) > 0 {

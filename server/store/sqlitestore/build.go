@@ -310,7 +310,9 @@ func pruneDefinitions(t *store.Table) {
 func indexKeys(t *store.Table) []*store.KeyAttr {
 	var out []*store.KeyAttr
 	for i := range t.Indexes {
-		out = append(out, &t.Indexes[i].Hash, t.Indexes[i].Range)
+		for _, k := range t.Indexes[i].KeyAttrs() {
+			out = append(out, &k)
+		}
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/dynamopg/dynamopg/server/store"
 )
 
 // The storage of a table (t_<id>) and of a secondary index (i_<id>): names
@@ -20,9 +22,9 @@ func (s *Store) createDataTable(ctx context.Context, tx *sql.Tx, id int64) error
 }
 
 // createIndexTable creates a secondary index's storage.
-func (s *Store) createIndexTable(ctx context.Context, tx *sql.Tx, id int64) error {
-	if _, err := tx.ExecContext(ctx, s.stmts.on("index_create", id)); err != nil {
-		return fmt.Errorf("create storage of index id %d: %w", id, err)
+func (s *Store) createIndexTable(ctx context.Context, tx *sql.Tx, ix *store.Index) error {
+	if _, err := tx.ExecContext(ctx, s.stmts.get("index_create", indexVars(ix))); err != nil {
+		return fmt.Errorf("create storage of index id %d: %w", ix.ID, err)
 	}
 	return nil
 }

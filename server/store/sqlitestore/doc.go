@@ -10,7 +10,9 @@
 //     store.Table as JSON.
 //   - t_<id>: one data table per DynamoDB table (id from the catalog, never
 //     the user's name), keyed by (pk, sk).
-//   - i_<id>: one table per secondary index, keyed by (ipk, isk, pk, sk).
+//   - i_<id>: one table per secondary index, keyed by (ipk, isk, pk, sk);
+//     a multi-attribute key has one column per attribute (ipk, ipk2...,
+//     isk, isk2...: keycols.go).
 //   - index_queue: the items whose async indexes are behind; stream_records,
 //     deleted_tables, tx_tokens: streams, and TransactWriteItems' tokens.
 //

@@ -65,26 +65,49 @@ func tableKey(t *store.Table, it attr.Item) (rowKey, error) {
 // indexKey is an item's position in an index table: its index key, then the
 // base table key as the tie-break.
 type indexKey struct {
-	hk       int64 // KeyHash of the index partition key
-	ipk, isk []byte
-	base     rowKey
+	hk   int64    // KeyHash of the (first) index partition attribute
+	hash [][]byte // ipk[, ipk2...]: one per partition attribute
+	sort [][]byte // isk[, isk2...]: one per sort attribute; one empty BLOB without any
+	base rowKey
+}
+
+// keyArgs are the index key columns' values in column order (keycols.go).
+func (k indexKey) keyArgs() []any {
+	out := make([]any, 0, len(k.hash)+len(k.sort))
+	for _, b := range k.hash {
+		out = append(out, b)
+	}
+	for _, b := range k.sort {
+		out = append(out, b)
+	}
+	return out
 }
 
 // indexKeyOf encodes an item's index position; the item must be Indexable.
 func indexKeyOf(t *store.Table, ix *store.Index, it attr.Item) (indexKey, error) {
-	ipk, err := keyValue(it, &ix.Hash)
-	if err != nil {
+	k := indexKey{hk: int64(store.KeyHash(it[ix.Hash.Name]))}
+	for _, ka := range ix.HashAttrs() {
+		b, err := keyValue(it, &ka)
+		if err != nil {
+			return indexKey{}, err
+		}
+		k.hash = append(k.hash, b)
+	}
+	for _, ka := range ix.RangeAttrs() {
+		b, err := keyValue(it, &ka)
+		if err != nil {
+			return indexKey{}, err
+		}
+		k.sort = append(k.sort, b)
+	}
+	if len(k.sort) == 0 {
+		k.sort = [][]byte{noSortKey()}
+	}
+	var err error
+	if k.base, err = tableKey(t, it); err != nil {
 		return indexKey{}, err
 	}
-	isk, err := keyValue(it, ix.Range)
-	if err != nil {
-		return indexKey{}, err
-	}
-	base, err := tableKey(t, it)
-	if err != nil {
-		return indexKey{}, err
-	}
-	return indexKey{hk: int64(store.KeyHash(it[ix.Hash.Name])), ipk: ipk, isk: isk, base: base}, nil
+	return k, nil
 }
 
 // prefixEnd returns the smallest byte string greater than every string that

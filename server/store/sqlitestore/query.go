@@ -11,8 +11,8 @@ import (
 
 // ItemQuery reads one partition of a table or index in key order.
 //
-// On a table the order is sk; on an index it is (isk, pk, sk): the index
-// key, then the base key as tie-break, all in the direction of Forward, so
+// On a table the order is sk; on an index it is (isk[, isk2...], pk, sk):
+// the index sort key, then the base key as tie-break, all in the direction of Forward, so
 // that After (index key + base key) resumes exactly.
 func (s *Store) ItemQuery(ctx context.Context, t *store.Table, in store.QueryInput) ([]attr.Item, error) {
 	q, args, err := s.buildQuery(t, in)
@@ -38,15 +38,34 @@ func (s *Store) ItemQuery(ctx context.Context, t *store.Table, in store.QueryInp
 // condition's values, the exclusive start key's position, the limit.
 func (s *Store) buildQuery(t *store.Table, in store.QueryInput) (string, []any, error) {
 	name, v := "item_query", stmtVars{ID: t.ID, Desc: !in.Forward, After: in.After != nil}
-	hashKey, rangeKey := &t.Hash, t.Range
+	rangeKey := t.Range
+	eqKeys := []store.KeyAttr{t.Hash}
 	if ix := in.Index; ix != nil {
-		name, v.ID = "index_query", ix.ID
-		hashKey, rangeKey = &ix.Hash, ix.Range
+		name, v = "index_query", indexVars(ix)
+		v.Desc, v.After = !in.Forward, in.After != nil
+		// The equalities: every partition attribute, then a prefix of the
+		// sort attributes; the range condition is on the next one.
+		keys := ix.KeyAttrs()
+		nHash := len(ix.HashAttrs())
+		if len(in.Eq) < nHash-1 || len(in.Eq) >= len(keys) {
+			return "", nil, fmt.Errorf("%d key equalities on an index key of %d partition and %d sort attributes", 1+len(in.Eq), nHash, len(keys)-nHash)
+		}
+		v.Eq = len(in.Eq)
+		eqKeys = keys[:1+len(in.Eq)]
+		rangeKey = nil
+		if n := 1 + len(in.Eq); n < len(keys) && n >= nHash {
+			rangeKey = &keys[n]
+		}
+	} else if len(in.Eq) > 0 {
+		return "", nil, fmt.Errorf("key equalities beyond the partition key on a table")
 	}
-	if in.Hash.T != hashKey.Type {
-		return "", nil, fmt.Errorf("partition key %q has type %s, want %s", hashKey.Name, in.Hash.T, hashKey.Type)
+	var args []any
+	for i, val := range append([]attr.Value{in.Hash}, in.Eq...) {
+		if val.T != eqKeys[i].Type {
+			return "", nil, fmt.Errorf("key attribute %q has type %s, want %s", eqKeys[i].Name, val.T, eqKeys[i].Type)
+		}
+		args = append(args, keyBytes(val))
 	}
-	args := []any{keyBytes(in.Hash)}
 
 	if rc := in.Range; rc != nil {
 		if rangeKey == nil {
@@ -95,7 +114,10 @@ func (s *Store) buildQuery(t *store.Table, in store.QueryInput) (string, []any, 
 			if err != nil {
 				return "", nil, fmt.Errorf("exclusive start key: %w", err)
 			}
-			args = append(args, k.isk, k.base.pk, k.base.sk)
+			for _, b := range k.sort {
+				args = append(args, b)
+			}
+			args = append(args, k.base.pk, k.base.sk)
 		} else {
 			k, err := tableKey(t, in.After)
 			if err != nil {

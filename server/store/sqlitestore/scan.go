@@ -45,7 +45,8 @@ func (s *Store) buildScan(t *store.Table, in store.ScanInput) (string, []any, er
 	lo, hi := store.SegmentBounds(in.Segment, total)
 	name, v := "item_scan", stmtVars{ID: t.ID, After: in.After != nil}
 	if in.Index != nil {
-		name, v.ID = "index_scan", in.Index.ID
+		name, v = "index_scan", indexVars(in.Index)
+		v.After = in.After != nil
 	}
 	args := []any{int64(lo), int64(hi)}
 	if in.After != nil {
@@ -54,7 +55,7 @@ func (s *Store) buildScan(t *store.Table, in store.ScanInput) (string, []any, er
 			if err != nil {
 				return "", nil, fmt.Errorf("exclusive start key: %w", err)
 			}
-			args = append(args, k.hk, k.ipk, k.isk, k.base.pk, k.base.sk)
+			args = append(append(append(args, k.hk), k.keyArgs()...), k.base.pk, k.base.sk)
 		} else {
 			k, err := tableKey(t, in.After)
 			if err != nil {

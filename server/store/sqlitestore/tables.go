@@ -65,7 +65,7 @@ func (s *Store) indexCreate(ctx context.Context, tx *sql.Tx, t *store.Table, ix 
 		return fmt.Errorf("index %q: allocate id: %w", ix.Name, err)
 	}
 	ix.ID = id
-	if err := s.createIndexTable(ctx, tx, ix.ID); err != nil {
+	if err := s.createIndexTable(ctx, tx, ix); err != nil {
 		return fmt.Errorf("index %q: %w", ix.Name, err)
 	}
 	if backfill {

@@ -27,6 +27,10 @@ type stmtVars struct {
 	Desc    bool   // a Query reads backwards
 	Version int    // user_version_set
 	Col     string // set by On, for a sub-template on one column
+	// The key layout of an index (keycols.go): its partition and sort
+	// attributes beyond the first (a multi-attribute key; 0 for a
+	// single-attribute one), and a Query's equalities after ipk.
+	MoreHash, MoreSort, Eq int
 }
 
 // On is v for a sub-template that works on column col (.Col).

@@ -171,8 +171,9 @@ func (s *Store) indexInsert(ctx context.Context, tx *sql.Tx, t *store.Table, ix 
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, s.stmts.on("index_insert", ix.ID),
-		ik.hk, ik.ipk, ik.isk, ik.base.pk, ik.base.sk, ix.Project(t, it).AppendJSON(nil))
+	args := append([]any{ik.hk}, ik.keyArgs()...)
+	args = append(args, ik.base.pk, ik.base.sk, ix.Project(t, it).AppendJSON(nil))
+	_, err = tx.ExecContext(ctx, s.stmts.get("index_insert", indexVars(ix)), args...)
 	return err
 }
 

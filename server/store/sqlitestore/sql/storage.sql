@@ -37,21 +37,23 @@ CREATE TABLE t_{{.ID}} (
 CREATE INDEX t_{{.ID}}_scan ON t_{{.ID}} (hk, pk, sk);
 
 -- name: index_create
--- Creates the storage of secondary index .ID: the index key (ipk, isk), the
--- base key (pk, sk) as tie-break, and the projected item (hk is the hash of
--- ipk); the (pk, sk) index finds an item's row when it changes, the scan
--- index orders by the hash, then the full key.
+-- Creates the storage of secondary index .ID: the index key (ipk, isk; a
+-- multi-attribute key has one column per attribute, ipk[2-4] and isk[2-4]:
+-- keycols.go), the base key (pk, sk) as tie-break, and the projected item
+-- (hk is the hash of ipk); the (pk, sk) index finds an item's row when it
+-- changes, the scan index orders by the hash, then the full key.
 CREATE TABLE i_{{.ID}} (
     hk   INTEGER NOT NULL,
-    ipk  BLOB    NOT NULL,
-    isk  BLOB    NOT NULL,
+{{- range .KeyCols}}
+    {{.}} BLOB NOT NULL,
+{{- end}}
     pk   BLOB    NOT NULL,
     sk   BLOB    NOT NULL,
     item BLOB    NOT NULL,
-    PRIMARY KEY (ipk, isk, pk, sk)
+    PRIMARY KEY ({{.KeyList}}, pk, sk)
 ) WITHOUT ROWID;
 CREATE INDEX i_{{.ID}}_base ON i_{{.ID}} (pk, sk);
-CREATE INDEX i_{{.ID}}_scan ON i_{{.ID}} (hk, ipk, isk, pk, sk);
+CREATE INDEX i_{{.ID}}_scan ON i_{{.ID}} (hk, {{.KeyList}}, pk, sk);
 
 -- name: data_drop
 -- Drops a table's item storage (its indexes go with it).
@@ -100,9 +102,9 @@ SELECT count(*) FROM i_{{.ID}};
 
 -- name: index_insert
 -- Inserts the projection of an item into index .ID.
--- Binds: hk, ipk, isk, pk, sk, item.
-INSERT INTO i_{{.ID}} (hk, ipk, isk, pk, sk, item)
-VALUES (?, ?, ?, ?, ?, ?);
+-- Binds: hk, the index key columns (.KeyList), pk, sk, item.
+INSERT INTO i_{{.ID}} (hk, {{.KeyList}}, pk, sk, item)
+VALUES (?, {{.KeyMarks}}, ?, ?, ?);
 
 -- name: index_delete
 -- Deletes an item's row from index .ID by its base key (the _base index).
@@ -127,15 +129,17 @@ SELECT item FROM t_{{.ID}}
 -- One page of a Query on index .ID: the rows of one index partition in the
 -- order of the index sort key, then the base key as tie-break, all
 -- backwards with .Desc, so that an exclusive start key (index key and base
--- key, .After) resumes exactly. Binds: ipk; the values of the sort key
--- condition; the start key's isk, pk and sk (.After); the limit (-1: none).
+-- key, .After) resumes exactly. Binds: the equalities (.EqCols: ipk, and
+-- for a multi-attribute key its other partition columns and a prefix of
+-- its sort columns); the values of the sort key condition, on .RangeCol;
+-- the start key's sort columns, pk and sk (.After); the limit (-1: none).
 SELECT item FROM i_{{.ID}}
- WHERE ipk = ?
-{{- template "sort_key_condition" .On "isk"}}
+ WHERE {{range $i, $c := .EqCols}}{{if $i}} AND {{end}}{{$c}} = ?{{end}}
+{{- template "sort_key_condition" .On .RangeCol}}
 {{- if .After}}
-   AND (isk, pk, sk) {{if .Desc}}<{{else}}>{{end}} (?, ?, ?)
+   AND ({{.SortList}}, pk, sk) {{if .Desc}}<{{else}}>{{end}} ({{.SortMarks}}, ?, ?)
 {{- end}}
- ORDER BY {{if .Desc}}isk DESC, pk DESC, sk DESC{{else}}isk ASC, pk ASC, sk ASC{{end}}
+ ORDER BY {{range .SortCols}}{{.}} {{if $.Desc}}DESC{{else}}ASC{{end}}, {{end}}{{if .Desc}}pk DESC, sk DESC{{else}}pk ASC, sk ASC{{end}}
  LIMIT ?;
 
 -- name: sort_key_condition
@@ -177,14 +181,15 @@ SELECT item FROM t_{{.ID}}
 
 -- name: index_scan
 -- One page of a Scan segment of index .ID, as item_scan, in the order
--- (hk, ipk, isk, pk, sk). Binds: the hash range [lo, hi); the start key's
--- hk, ipk, isk, pk and sk (.After); the limit (-1: none).
+-- (hk, the index key columns, pk, sk). Binds: the hash range [lo, hi); the
+-- start key's hk, index key columns, pk and sk (.After); the limit (-1:
+-- none).
 SELECT item FROM i_{{.ID}}
  WHERE hk >= ? AND hk < ?
 {{- if .After}}
-   AND (hk, ipk, isk, pk, sk) > (?, ?, ?, ?, ?)
+   AND (hk, {{.KeyList}}, pk, sk) > (?, {{.KeyMarks}}, ?, ?)
 {{- end}}
- ORDER BY hk, ipk, isk, pk, sk
+ ORDER BY hk, {{.KeyList}}, pk, sk
  LIMIT ?;
 
 -- name: ttl_candidates
