@@ -95,12 +95,14 @@ func indexWriteUnits(t *store.Table, old, cur attr.Item) map[string]float64 {
 }
 
 // sameIndexKey reports whether two entries of an index have the same index
-// key (the index's own hash and range attributes).
+// key (the index's own key attributes, all of a multi-attribute key).
 func sameIndexKey(ix *store.Index, a, b attr.Item) bool {
-	if !attr.Equal(a[ix.Hash.Name], b[ix.Hash.Name]) {
-		return false
+	for _, k := range ix.KeyAttrs() {
+		if !attr.Equal(a[k.Name], b[k.Name]) {
+			return false
+		}
 	}
-	return ix.Range == nil || attr.Equal(a[ix.Range.Name], b[ix.Range.Name])
+	return true
 }
 
 // sameItem reports whether two items hold the same attributes and values,

@@ -74,13 +74,13 @@ func checkCreateTableMembers(in *createTableInput) error {
 		c.add(in.BillingMode, "billingMode", "Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]")
 	}
 	checkThroughput(&c, in.ProvisionedThroughput, "provisionedThroughput")
-	checkKeySchema(&c, in.KeySchema, "keySchema")
+	checkKeySchema(&c, in.KeySchema, "keySchema", 2)
 	for i, ix := range in.LocalSecondaryIndexes {
-		checkIndexMembers(&c, ix, fmt.Sprintf("localSecondaryIndexes.%d.member", i+1))
+		checkIndexMembers(&c, ix, fmt.Sprintf("localSecondaryIndexes.%d.member", i+1), 2)
 	}
 	for i, ix := range in.GlobalSecondaryIndexes {
 		p := fmt.Sprintf("globalSecondaryIndexes.%d.member", i+1)
-		checkIndexMembers(&c, ix, p)
+		checkIndexMembers(&c, ix, p, maxGSIKeyElements)
 		checkThroughput(&c, ix.ProvisionedThroughput, p+".provisionedThroughput")
 	}
 	checkOptionMembers(&c, &in.tableOptionsInput)
@@ -145,7 +145,10 @@ func checkThroughput(c *constraintErrors, pt *provisionedThroughput, p string) {
 	}
 }
 
-func checkKeySchema(c *constraintErrors, ks []keySchemaElement, p string) {
+// checkKeySchema applies a KeySchema's member constraints; max is its
+// length limit: 2 for a table's and a local index's, maxGSIKeyElements for
+// a global index's (multi-attribute keys).
+func checkKeySchema(c *constraintErrors, ks []keySchemaElement, p string, max int) {
 	c.notNull(ks != nil, p)
 	if ks == nil {
 		return
@@ -153,8 +156,8 @@ func checkKeySchema(c *constraintErrors, ks []keySchemaElement, p string) {
 	if len(ks) < 1 {
 		c.add(strp("[]"), p, "Member must have length greater than or equal to 1")
 	}
-	if len(ks) > 2 {
-		c.add(strp(renderKeySchema(ks)), p, "Member must have length less than or equal to 2")
+	if len(ks) > max {
+		c.add(strp(renderKeySchema(ks)), p, fmt.Sprintf("Member must have length less than or equal to %d", max))
 	}
 	for i, k := range ks {
 		kp := fmt.Sprintf("%s.%d.member", p, i+1)
@@ -175,9 +178,9 @@ func renderKeySchema(ks []keySchemaElement) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-func checkIndexMembers(c *constraintErrors, ix secondaryIndex, p string) {
+func checkIndexMembers(c *constraintErrors, ix secondaryIndex, p string, maxKeys int) {
 	checkName(c, ix.IndexName, p+".indexName", true)
-	checkKeySchema(c, ix.KeySchema, p+".keySchema")
+	checkKeySchema(c, ix.KeySchema, p+".keySchema", maxKeys)
 	c.notNull(ix.Projection != nil, p+".projection")
 	if ix.Projection != nil {
 		if pt := ix.Projection.ProjectionType; pt != nil && !oneOf(*pt, "ALL", "INCLUDE", "KEYS_ONLY") {
@@ -319,9 +322,8 @@ func buildTable(in *createTableInput) (*store.Table, error) {
 }
 
 func markUsed(used map[string]bool, ix *store.Index) {
-	used[ix.Hash.Name] = true
-	if ix.Range != nil {
-		used[ix.Range.Name] = true
+	for _, k := range ix.KeyAttrs() {
+		used[k.Name] = true
 	}
 }
 
@@ -371,7 +373,13 @@ func buildIndex(ix secondaryIndex, global bool, defs map[string]attr.Type, defNa
 	if err := keysDefined(keys, defs, defNames); err != nil {
 		return nil, err
 	}
-	if err := checkKeyOrder(ix.KeySchema); err != nil {
+	nHash := 1
+	if global && len(ix.KeySchema) > 2 || global && len(ix.KeySchema) == 2 && *ix.KeySchema[1].KeyType == "HASH" {
+		var err error
+		if nHash, err = checkMultiKeyOrder(ix.KeySchema); err != nil {
+			return nil, err
+		}
+	} else if err := checkKeyOrder(ix.KeySchema); err != nil {
 		return nil, err
 	}
 	p := ix.Projection
@@ -392,8 +400,15 @@ func buildIndex(ix secondaryIndex, global bool, defs map[string]attr.Type, defNa
 		Projection: store.Projection{Type: pt, NonKeyAttributes: p.NonKeyAttributes},
 		Status:     store.StatusActive,
 	}
-	if len(keys) == 2 {
-		idx.Range = &store.KeyAttr{Name: keys[1], Type: defs[keys[1]]}
+	for _, k := range keys[1:nHash] {
+		idx.MoreHash = append(idx.MoreHash, store.KeyAttr{Name: k, Type: defs[k]})
+	}
+	for i, k := range keys[nHash:] {
+		if i == 0 {
+			idx.Range = &store.KeyAttr{Name: k, Type: defs[k]}
+		} else {
+			idx.MoreRange = append(idx.MoreRange, store.KeyAttr{Name: k, Type: defs[k]})
+		}
 	}
 	if global {
 		switch {

@@ -115,6 +115,19 @@ func keySchemaOf(hash store.KeyAttr, rng *store.KeyAttr) []keySchemaOut {
 	return ks
 }
 
+// indexKeySchemaOf is an index's KeySchema as created: every partition
+// attribute, then every sort attribute.
+func indexKeySchemaOf(ix *store.Index) []keySchemaOut {
+	var ks []keySchemaOut
+	for _, k := range ix.HashAttrs() {
+		ks = append(ks, keySchemaOut{AttributeName: k.Name, KeyType: "HASH"})
+	}
+	for _, k := range ix.RangeAttrs() {
+		ks = append(ks, keySchemaOut{AttributeName: k.Name, KeyType: "RANGE"})
+	}
+	return ks
+}
+
 func throughputOf(t store.Throughput) throughputOut {
 	return throughputOut{
 		LastIncreaseDateTime:   epochPtr(t.LastIncrease),
@@ -150,7 +163,7 @@ func describe(t *store.Table, region string, items, size int64) *tableDescriptio
 	for _, ix := range t.Indexes {
 		id := indexDescription{
 			IndexName:  ix.Name,
-			KeySchema:  keySchemaOf(ix.Hash, ix.Range),
+			KeySchema:  indexKeySchemaOf(&ix),
 			Projection: projectionOut{ProjectionType: ix.Projection.Type, NonKeyAttributes: ix.Projection.NonKeyAttributes},
 			IndexArn:   arn + "/index/" + ix.Name,
 		}

@@ -119,10 +119,8 @@ func indexKeyFaults(t *store.Table, it attr.Item, byUpdate bool) []indexKeyFault
 	sort.Slice(idx, func(i, j int) bool { return idx[i].Name < idx[j].Name })
 	var out []indexKeyFault
 	for _, ix := range idx {
-		for _, ka := range []*store.KeyAttr{&ix.Hash, ix.Range} {
-			if ka == nil {
-				continue
-			}
+		nHash := len(ix.HashAttrs())
+		for i, ka := range ix.KeyAttrs() {
 			v, ok := it[ka.Name]
 			if !ok {
 				continue
@@ -147,8 +145,10 @@ func indexKeyFaults(t *store.Table, it attr.Item, byUpdate bool) []indexKeyFault
 			// its partition key, 1024 for its sort key (measured text:
 			// "Size limit exceeded for Index Key componentId Actual Size:
 			// 2175 bytes Max Size: 2048 bytes IndexName: work-sets-index").
+			// Each attribute of a multi-attribute key has the limit of its
+			// kind.
 			limit := maxHashKeySize
-			if ka == ix.Range {
+			if i >= nHash {
 				limit = maxRangeKeySize
 			}
 			if n := keyValueSize(v); n > limit {

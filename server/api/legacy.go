@@ -391,11 +391,7 @@ func matchLegacyKeyConditions(conds []keyCond, hashKey store.KeyAttr, rangeKey *
 }
 
 // checkFilterKeys refuses a QueryFilter on the key attributes being queried.
-func checkFilterKeys(filter map[string]legacyCondition, hashKey store.KeyAttr, rangeKey *store.KeyAttr) error {
-	names := []string{hashKey.Name}
-	if rangeKey != nil {
-		names = append(names, rangeKey.Name)
-	}
+func checkFilterKeys(filter map[string]legacyCondition, names []string) error {
 	for _, n := range names {
 		if _, ok := filter[n]; ok {
 			return ValidationError("QueryFilter can only contain non-primary key attributes: Primary key attribute: %s", n)

@@ -314,7 +314,8 @@ type pqRead struct {
 	index   *store.Index
 	filter  *expr.Condition
 	proj    *expr.Projection
-	hash    *attr.Value // the partition key's value: a Query
+	hash    *attr.Value  // the partition key's value: a Query
+	eq      []attr.Value // an index's further partition values (multi-attribute key)
 	rng     *store.RangeCond
 	forward bool
 	c       *partiql.Compiler
@@ -388,6 +389,12 @@ func (a *API) prepareRead(ctx context.Context, st *partiql.Statement, params []a
 			op := map[string]store.RangeOp{"=": store.RangeEQ, "<": store.RangeLT, "<=": store.RangeLE, ">": store.RangeGT, ">=": store.RangeGE, "BETWEEN": store.RangeBetween, "BEGINS_WITH": store.RangeBeginsWith}[kc.Op]
 			r.rng = &store.RangeCond{Op: op, Values: kc.Values}
 		}
+	}
+	if r.index != nil && r.index.MultiKey() {
+		if r.hash, r.eq, err = pqMultiKeyEq(c, st.Where, r.index); err != nil {
+			return nil, err
+		}
+		r.rng = nil
 	}
 	if len(st.OrderBy) > 0 {
 		if st.Where == nil {
@@ -498,9 +505,9 @@ func (a *API) runSelect(ctx context.Context, st *partiql.Statement, in *executeS
 	}
 	t, ix := r.table, r.index
 	if r.hash != nil {
-		hv, rng, fwd := *r.hash, r.rng, r.forward
+		hv, eq, rng, fwd := *r.hash, r.eq, r.rng, r.forward
 		p.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {
-			return a.store.ItemQuery(ctx, t, store.QueryInput{Index: ix, Hash: hv, Range: rng, Forward: fwd, After: after, Limit: n})
+			return a.store.ItemQuery(ctx, t, store.QueryInput{Index: ix, Hash: hv, Eq: eq, Range: rng, Forward: fwd, After: after, Limit: n})
 		}
 	} else {
 		p.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {

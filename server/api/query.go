@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"slices"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/expr"
@@ -51,23 +52,33 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 		conds = keyConditionsOf(in.KeyConditions)
 	}
 	var hash attr.Value
+	var eq []attr.Value
 	var rng *store.RangeCond
 	plan, err := a.plan(ctx, &in, filter, proj, func(t *store.Table, ix *store.Index) error {
+		var err error
+		if ix != nil && ix.MultiKey() {
+			if hash, eq, rng, err = matchMultiKeyConditions(conds, ix); err != nil {
+				return err
+			}
+			if legacyKeys {
+				return checkFilterKeys(in.QueryFilter, keyNamesOf(t, ix))
+			}
+			return checkFilterExprKeys(filter, keyNamesOf(t, ix))
+		}
 		hashKey, rangeKey := t.Hash, t.Range
 		if ix != nil {
 			hashKey, rangeKey = ix.Hash, ix.Range
 		}
-		var err error
 		if legacyKeys {
 			if hash, rng, err = matchLegacyKeyConditions(conds, hashKey, rangeKey); err != nil {
 				return err
 			}
-			return checkFilterKeys(in.QueryFilter, hashKey, rangeKey)
+			return checkFilterKeys(in.QueryFilter, keyNamesOf(t, ix))
 		}
 		if hash, rng, err = matchKeyConditions(conds, hashKey, rangeKey); err != nil {
 			return err
 		}
-		return checkFilterExprKeys(filter, hashKey, rangeKey)
+		return checkFilterExprKeys(filter, keyNamesOf(t, ix))
 	})
 	if err != nil {
 		return nil, err
@@ -75,7 +86,7 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	t, ix := plan.table, plan.index
 	plan.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {
-		return a.store.ItemQuery(ctx, t, store.QueryInput{Index: ix, Hash: hash, Range: rng, Forward: forward, After: after, Limit: n})
+		return a.store.ItemQuery(ctx, t, store.QueryInput{Index: ix, Hash: hash, Eq: eq, Range: rng, Forward: forward, After: after, Limit: n})
 	}
 	return a.run(ctx, plan)
 }
@@ -83,12 +94,12 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 // checkFilterExprKeys refuses a FilterExpression that reads a key attribute
 // of the table or index being queried: the key condition is where those
 // go. The first such attribute in the expression is named.
-func checkFilterExprKeys(filter *expr.Condition, hashKey store.KeyAttr, rangeKey *store.KeyAttr) error {
+func checkFilterExprKeys(filter *expr.Condition, keys []string) error {
 	if filter == nil {
 		return nil
 	}
 	for _, n := range filter.Attributes() {
-		if n == hashKey.Name || rangeKey != nil && n == rangeKey.Name {
+		if slices.Contains(keys, n) {
 			return ValidationError("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
 		}
 	}

@@ -40,9 +40,9 @@ func needsBase(t *store.Table, ix *store.Index, sel *string, proj *expr.Projecti
 	if proj == nil {
 		return false
 	}
-	projected := map[string]bool{ix.Hash.Name: true}
-	if ix.Range != nil {
-		projected[ix.Range.Name] = true
+	projected := map[string]bool{}
+	for _, k := range ix.KeyAttrs() {
+		projected[k.Name] = true
 	}
 	for _, n := range t.KeyNames() {
 		projected[n] = true
@@ -137,9 +137,8 @@ func checkStartKey(t *store.Table, ix *store.Index, k attr.Item) error {
 		want[t.Range.Name] = t.Range.Type
 	}
 	if ix != nil {
-		want[ix.Hash.Name] = ix.Hash.Type
-		if ix.Range != nil {
-			want[ix.Range.Name] = ix.Range.Type
+		for _, ka := range ix.KeyAttrs() {
+			want[ka.Name] = ka.Type
 		}
 	}
 	if len(k) != len(want) {
@@ -158,9 +157,8 @@ func checkStartKey(t *store.Table, ix *store.Index, k attr.Item) error {
 func lastKey(t *store.Table, ix *store.Index, it attr.Item) attr.Item {
 	k := t.KeyOf(it)
 	if ix != nil {
-		k[ix.Hash.Name] = it[ix.Hash.Name]
-		if ix.Range != nil {
-			k[ix.Range.Name] = it[ix.Range.Name]
+		for _, ka := range ix.KeyAttrs() {
+			k[ka.Name] = it[ka.Name]
 		}
 	}
 	return k

@@ -38,7 +38,7 @@ func checkIndexUpdates(c *constraintErrors, ups []gsiUpdate) error {
 		switch {
 		case u.Create != nil:
 			changes++
-			checkIndexMembers(c, *u.Create, p+".create")
+			checkIndexMembers(c, *u.Create, p+".create", maxGSIKeyElements)
 			checkThroughput(c, u.Create.ProvisionedThroughput, p+".create.provisionedThroughput")
 		case u.Delete != nil:
 			changes++
@@ -169,9 +169,9 @@ func createIndex(t *store.Table, ci *secondaryIndex, defsIn []attributeDefinitio
 	}
 	ix.Status = store.StatusCreating
 	ix.Propagation = propagation
-	for _, n := range []*store.KeyAttr{&ix.Hash, ix.Range} {
-		if n != nil && !hasDefinition(t, n.Name) {
-			t.AttributeDefinitions = append(t.AttributeDefinitions, *n)
+	for _, n := range ix.KeyAttrs() {
+		if !hasDefinition(t, n.Name) {
+			t.AttributeDefinitions = append(t.AttributeDefinitions, n)
 		}
 	}
 	return ix, nil
@@ -183,10 +183,7 @@ func createIndex(t *store.Table, ci *secondaryIndex, defsIn []attributeDefinitio
 // the key schema of the table, or of the first index, that uses the
 // attribute.
 func checkRedefinition(t *store.Table, ix *store.Index) error {
-	for _, k := range []*store.KeyAttr{&ix.Hash, ix.Range} {
-		if k == nil {
-			continue
-		}
+	for _, k := range ix.KeyAttrs() {
 		owner := schemaUsing(t, k.Name)
 		if owner == nil {
 			continue
@@ -194,7 +191,7 @@ func checkRedefinition(t *store.Table, ix *store.Index) error {
 		for _, e := range owner {
 			if e.Name == k.Name && e.Type != k.Type {
 				return invalid("Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. Existing schema: %s New schema: %s",
-					schemaText(owner), schemaText(keyElems(ix.Hash, ix.Range)))
+					schemaText(owner), schemaText(indexKeyElems(ix)))
 			}
 		}
 	}
@@ -206,7 +203,7 @@ func checkRedefinition(t *store.Table, ix *store.Index) error {
 func schemaUsing(t *store.Table, name string) []keyElem {
 	schemas := [][]keyElem{keyElems(t.Hash, t.Range)}
 	for _, ix := range t.Indexes {
-		schemas = append(schemas, keyElems(ix.Hash, ix.Range))
+		schemas = append(schemas, indexKeyElems(&ix))
 	}
 	for _, s := range schemas {
 		for _, e := range s {
@@ -228,6 +225,19 @@ func keyElems(hash store.KeyAttr, rng *store.KeyAttr) []keyElem {
 	out := []keyElem{{hash, "HASH"}}
 	if rng != nil {
 		out = append(out, keyElem{*rng, "RANGE"})
+	}
+	return out
+}
+
+// indexKeyElems is an index's key schema with its types, every element of
+// a multi-attribute key included.
+func indexKeyElems(ix *store.Index) []keyElem {
+	var out []keyElem
+	for _, k := range ix.HashAttrs() {
+		out = append(out, keyElem{k, "HASH"})
+	}
+	for _, k := range ix.RangeAttrs() {
+		out = append(out, keyElem{k, "RANGE"})
 	}
 	return out
 }
@@ -259,9 +269,8 @@ func pruneAttributeDefinitions(t *store.Table) {
 		used[t.Range.Name] = true
 	}
 	for _, ix := range t.Indexes {
-		used[ix.Hash.Name] = true
-		if ix.Range != nil {
-			used[ix.Range.Name] = true
+		for _, k := range ix.KeyAttrs() {
+			used[k.Name] = true
 		}
 	}
 	kept := t.AttributeDefinitions[:0:0]

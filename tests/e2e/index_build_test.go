@@ -45,6 +45,24 @@ type ibGSI struct {
 	NonKey           []string // INCLUDE
 	Provisioned      bool     // the table is PROVISIONED: send throughput
 	ExtraDefs        []string // more AttributeDefinitions name/type pairs to send
+	// MoreHash and MoreRange are name/type pairs of a multi-attribute key's
+	// further partition and sort attributes (MoreRange needs Range).
+	MoreHash, MoreRange []string
+}
+
+// keyNames are the index's key attributes in KeySchema order.
+func (g ibGSI) keyNames() []string {
+	names := []string{g.Hash}
+	for i := 0; i < len(g.MoreHash); i += 2 {
+		names = append(names, g.MoreHash[i])
+	}
+	if g.Range != "" {
+		names = append(names, g.Range)
+		for i := 0; i < len(g.MoreRange); i += 2 {
+			names = append(names, g.MoreRange[i])
+		}
+	}
+	return names
 }
 
 func (g ibGSI) action() *types.CreateGlobalSecondaryIndexAction {
@@ -52,10 +70,12 @@ func (g ibGSI) action() *types.CreateGlobalSecondaryIndexAction {
 		IndexName:  aws.String(g.Name),
 		Projection: &types.Projection{ProjectionType: g.Projection},
 	}
-	if g.Range != "" {
-		a.KeySchema = keySchema(g.Hash, g.Range)
-	} else {
-		a.KeySchema = keySchema(g.Hash)
+	for i, n := range g.keyNames() {
+		kt := types.KeyTypeHash
+		if i > len(g.MoreHash)/2 {
+			kt = types.KeyTypeRange
+		}
+		a.KeySchema = append(a.KeySchema, types.KeySchemaElement{AttributeName: aws.String(n), KeyType: kt})
 	}
 	if g.Projection == types.ProjectionTypeInclude {
 		a.Projection.NonKeyAttributes = g.NonKey
@@ -67,9 +87,9 @@ func (g ibGSI) action() *types.CreateGlobalSecondaryIndexAction {
 }
 
 func (g ibGSI) defs() []types.AttributeDefinition {
-	kv := []string{g.Hash, g.HashType}
+	kv := append([]string{g.Hash, g.HashType}, g.MoreHash...)
 	if g.Range != "" {
-		kv = append(kv, g.Range, g.RangeType)
+		kv = append(append(kv, g.Range, g.RangeType), g.MoreRange...)
 	}
 	return attrDefs(append(kv, g.ExtraDefs...)...)
 }
@@ -337,11 +357,8 @@ func ibBaseKey(it Item, tableKey []string) string {
 // ibProject is what the index should hold for a table item, or nil when the
 // item lacks an index key attribute (a sparse index).
 func ibProject(it Item, tableKey []string, g ibGSI) Item {
-	if _, ok := it[g.Hash]; !ok {
-		return nil
-	}
-	if g.Range != "" {
-		if _, ok := it[g.Range]; !ok {
+	for _, n := range g.keyNames() {
+		if _, ok := it[n]; !ok {
 			return nil
 		}
 	}
@@ -350,10 +367,7 @@ func ibProject(it Item, tableKey []string, g ibGSI) Item {
 		return it
 	}
 	out := Item{}
-	names := append(append([]string{}, tableKey...), g.Hash)
-	if g.Range != "" {
-		names = append(names, g.Range)
-	}
+	names := append(append([]string{}, tableKey...), g.keyNames()...)
 	if g.Projection == types.ProjectionTypeInclude {
 		names = append(names, g.NonKey...)
 	}
