@@ -38,6 +38,15 @@ func exerciseBuildKeySize(ctx context.Context, t *testing.T, newStore func(t *te
 			{"pk": attr.Str("r-big-hash"), "h": attr.Str(strings.Repeat("h", 2049)), "r": attr.Str("r")},
 			{"pk": attr.Str("b-2048"), "b": {T: attr.TypeB, B: make([]byte, 2048)}},
 			{"pk": attr.Str("b-2049"), "b": {T: attr.TypeB, B: make([]byte, 2049)}},
+			// A multi-attribute key: each attribute has the limit of its kind.
+			{"pk": attr.Str("m-ok"), "m1": attr.Str("a"), "m2": attr.Str(strings.Repeat("x", 2048)),
+				"m3": attr.Str(strings.Repeat("s", 1024)), "m4": attr.Str(strings.Repeat("y", 1024))},
+			{"pk": attr.Str("m-hash2-2049"), "m1": attr.Str("a"), "m2": attr.Str(strings.Repeat("x", 2049)),
+				"m3": attr.Str("s"), "m4": attr.Str("y")},
+			{"pk": attr.Str("m-range1-1025"), "m1": attr.Str("a"), "m2": attr.Str("x"),
+				"m3": attr.Str(strings.Repeat("s", 1025)), "m4": attr.Str("y")},
+			{"pk": attr.Str("m-range2-1025"), "m1": attr.Str("a"), "m2": attr.Str("x"),
+				"m3": attr.Str("s"), "m4": attr.Str(strings.Repeat("y", 1025))},
 		}
 		for _, it := range items {
 			put(ctx, t, s, tbl, it)
@@ -52,6 +61,9 @@ func exerciseBuildKeySize(ctx context.Context, t *testing.T, newStore func(t *te
 				[]string{"r-1024", "r-nul-1024"}},
 			{store.Index{Name: "by-b", Hash: key("b", attr.TypeB), Projection: store.Projection{Type: "KEYS_ONLY"}},
 				[]string{"b-2048"}},
+			{store.Index{Name: "by-m", Hash: key("m1", attr.TypeS), MoreHash: []store.KeyAttr{key("m2", attr.TypeS)},
+				Range: rkey("m3", attr.TypeS), MoreRange: []store.KeyAttr{key("m4", attr.TypeS)}, Projection: store.Projection{Type: "KEYS_ONLY"}},
+				[]string{"m-ok"}},
 		}
 		for _, c := range cases {
 			c.ix.Propagation = store.PropagationSync
