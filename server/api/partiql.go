@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/expr"
@@ -400,7 +401,11 @@ func (a *API) prepareRead(ctx context.Context, st *partiql.Statement, params []a
 		if st.Where == nil {
 			return nil, ValidationError("%s", msgPQOrderByWhere)
 		}
+		multi := r.index != nil && r.index.MultiKey()
 		for _, o := range st.OrderBy {
+			if multi && r.index.IsKey(o.Name) {
+				continue // any attribute of a multi-attribute key
+			}
 			if o.Name != hashKey.Name && (rangeKey == nil || o.Name != rangeKey.Name) {
 				return nil, ValidationError(msgPQOrderByKey, o.Name)
 			}
@@ -409,7 +414,7 @@ func (a *API) prepareRead(ctx context.Context, st *partiql.Statement, params []a
 			return nil, ValidationError("%s", msgPQOrderByHash)
 		}
 		for _, o := range st.OrderBy {
-			if rangeKey != nil && o.Name == rangeKey.Name {
+			if rangeKey != nil && o.Name == rangeKey.Name || multi && slices.ContainsFunc(r.index.RangeAttrs(), func(k store.KeyAttr) bool { return k.Name == o.Name }) {
 				r.forward = !o.Desc
 			}
 		}

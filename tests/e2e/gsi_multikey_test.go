@@ -482,6 +482,17 @@ func TestMultiKeyQuery(t *testing.T) {
 		if len(pq.Items) != 2 {
 			t.Errorf("PartiQL SELECT on the index: %d items, want 2", len(pq.Items))
 		}
+		pq, err = c.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{
+			Statement:  aws.String(fmt.Sprintf(`SELECT pk FROM "%s"."mkx" WHERE a = ? AND b = ? ORDER BY d DESC`, name)),
+			Parameters: []types.AttributeValue{S("x"), N("7")}})
+		must(t, err)
+		var order []string
+		for _, it := range pq.Items {
+			order = append(order, it["pk"].(*types.AttributeValueMemberS).Value)
+		}
+		if !slices.Equal(order, []string{"p02", "t1"}) {
+			t.Errorf("PartiQL SELECT on the index ORDER BY d DESC: %v, want [p02 t1]", order)
+		}
 		_, err = c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(name), Key: Item{"pk": S("t1"), "sk": N("0")}})
 		must(t, err)
 		moved, err = query([]mkCond{{"a", "=", []string{"x"}}, {"b", "=", []string{"7"}}}, true, 0)
