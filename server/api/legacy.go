@@ -464,8 +464,26 @@ func (in *queryInput) checkKeyConditions() error {
 	if err := validateFilterConditions(in.KeyConditions); err != nil {
 		return err
 	}
-	if n := len(in.KeyConditions); n != 1 && n != 2 {
-		return ValidationError("Conditions can be of length 1 or 2 only")
+	// An index may have a multi-attribute key (up to 8 attributes): the
+	// query checks the count against the index's key once it knows it
+	// (checkKeyConditionCount).
+	max := 2
+	if in.IndexName != nil {
+		max = maxGSIKeyElements
+	}
+	if n := len(in.KeyConditions); n < 1 || n > max {
+		return keyConditionCountErr()
+	}
+	return nil
+}
+
+func keyConditionCountErr() error { return ValidationError("Conditions can be of length 1 or 2 only") }
+
+// checkKeyConditionCount refuses more than two KeyConditions on a table or
+// an index with a single-attribute key.
+func checkKeyConditionCount(conds []keyCond, ix *store.Index) error {
+	if len(conds) > 2 && (ix == nil || !ix.MultiKey()) {
+		return keyConditionCountErr()
 	}
 	return nil
 }

@@ -70,6 +70,9 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 			hashKey, rangeKey = ix.Hash, ix.Range
 		}
 		if legacyKeys {
+			if err := checkKeyConditionCount(conds, ix); err != nil {
+				return err
+			}
 			if hash, rng, err = matchLegacyKeyConditions(conds, hashKey, rangeKey); err != nil {
 				return err
 			}

@@ -395,6 +395,28 @@ func TestMultiKeyQuery(t *testing.T) {
 			t.Errorf("only %d of the queries return items", nonEmpty)
 		}
 
+		// The legacy KeyConditions follow the same rules.
+		legacy := map[string]types.Condition{
+			"a": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{S("x")}},
+			"b": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{N("1")}},
+			"c": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{S("ca")}},
+			"d": {ComparisonOperator: types.ComparisonOperatorGe, AttributeValueList: []types.AttributeValue{N("2")}},
+		}
+		lo, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("mkx"), KeyConditions: legacy})
+		must(t, err)
+		var lgot []string
+		for _, it := range lo.Items {
+			lgot = append(lgot, it["pk"].(*types.AttributeValueMemberS).Value)
+		}
+		if want := mkModel(n, with(cEq, mkCond{"d", ">=", []string{"2"}}), true); !slices.Equal(lgot, want) || len(want) == 0 {
+			t.Errorf("Query with KeyConditions: %v, want %v", lgot, want)
+		}
+		delete(legacy, "c")
+		_, err = c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("mkx"), KeyConditions: legacy})
+		expectValidation(t, err, "Query condition missed key schema element: c")
+		_, err = c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(name), KeyConditions: legacy})
+		expectValidation(t, err, "Conditions can be of length 1 or 2 only")
+
 		// Refused key conditions.
 		for _, tc := range []struct {
 			conds []mkCond
