@@ -374,7 +374,7 @@ func buildIndex(ix secondaryIndex, global bool, defs map[string]attr.Type, defNa
 		return nil, err
 	}
 	nHash := 1
-	if global && len(ix.KeySchema) > 2 || global && len(ix.KeySchema) == 2 && *ix.KeySchema[1].KeyType == "HASH" {
+	if global && isMultiKeySchema(ix.KeySchema) {
 		var err error
 		if nHash, err = checkMultiKeyOrder(ix.KeySchema); err != nil {
 			return nil, err

@@ -13,6 +13,14 @@ const (
 	maxKeyAttrsOfType = 4
 )
 
+// isMultiKeySchema reports whether a global index's KeySchema is a
+// multi-attribute key's (checkMultiKeyOrder) rather than one HASH and at
+// most one RANGE (checkKeyOrder, whose texts it keeps for those): more
+// than two elements, or a second HASH.
+func isMultiKeySchema(ks []keySchemaElement) bool {
+	return len(ks) > 2 || len(ks) == 2 && *ks[1].KeyType == "HASH"
+}
+
 // checkMultiKeyOrder checks a global index's KeySchema of more than one
 // HASH or more than one RANGE element and returns its number of HASH
 // elements. The texts for duplicates among more than two elements, the
