@@ -54,6 +54,7 @@ func Exercise(ctx context.Context, t *testing.T, b Backend) {
 	t.Run("Indexes", func(t *testing.T) { exerciseIndexes(ctx, t, newStore) })
 	t.Run("MultiKey", func(t *testing.T) { exerciseMultiKey(ctx, t, newStore) })
 	t.Run("Transact", func(t *testing.T) { exerciseTransact(ctx, t, newStore) })
+	t.Run("TransactCancel", func(t *testing.T) { exerciseTransactCancel(ctx, t, newStore) })
 	t.Run("GetMany", func(t *testing.T) { exerciseGetMany(ctx, t, newStore) })
 	t.Run("Queue", func(t *testing.T) { exerciseQueue(ctx, t, newStore) })
 	t.Run("Build", func(t *testing.T) { exerciseBuild(ctx, t, newStore) })
