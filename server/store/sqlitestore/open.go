@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
-
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
@@ -117,7 +115,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if !memory {
 		params += "&_pragma=journal_mode(WAL)"
 	}
-	writer, err := sql.Open("sqlite", withParams(dsn, params))
+	writer, err := openDB(withParams(dsn, params))
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", dsn, err)
 	}
@@ -137,7 +135,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		// Readers never write: query_only makes an accidental write fail
 		// instead of racing the writer.
 		rparams := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=query_only(1)", busy)
-		reader, err := sql.Open("sqlite", withParams(dsn, rparams))
+		reader, err := openDB(withParams(dsn, rparams))
 		if err != nil {
 			writer.Close()
 			return nil, fmt.Errorf("sqlitestore: open readers %s: %w", dsn, err)
@@ -166,7 +164,7 @@ func openReadOnly(ctx context.Context, dsn string, busy int, log *slog.Logger) (
 	if dsn == MemoryDSN {
 		return nil, errors.New("sqlitestore: a private in-memory database cannot be opened read-only")
 	}
-	db, err := sql.Open("sqlite", withParams("file:"+dsn, fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", busy)))
+	db, err := openDB(withParams("file:"+dsn, fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", busy)))
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s read-only: %w", dsn, err)
 	}
