@@ -111,7 +111,7 @@ func (s *Store) startBuilds(ctx context.Context) error {
 	}
 	var defs []*store.Table
 	for _, raw := range raws {
-		t, err := decodeDef(raw)
+		t, err := decodeDef(raw, 0)
 		if err != nil {
 			return fmt.Errorf("find index builds: %w", err)
 		}
@@ -229,7 +229,7 @@ func (s *Store) buildOnePage(ctx context.Context, tx *sql.Tx, tableID, indexID i
 	}
 	if !ix.Backfilling {
 		ix.Backfilling = true
-		if err := storeDef(ctx, tx, def); err != nil {
+		if err := s.storeDef(ctx, tx, def); err != nil {
 			return 0, nil, false, err
 		}
 	}
@@ -253,7 +253,7 @@ func (s *Store) buildOnePage(ctx context.Context, tx *sql.Tx, tableID, indexID i
 	if len(got) < page {
 		ix.Status = store.StatusActive
 		ix.Backfilling = false
-		if err := storeDef(ctx, tx, def); err != nil {
+		if err := s.storeDef(ctx, tx, def); err != nil {
 			return 0, nil, false, err
 		}
 		return len(got), last, true, nil
@@ -286,7 +286,7 @@ func (s *Store) abandonIndex(ctx context.Context, tx *sql.Tx, tableID, indexID i
 	if err := s.dropIndexTable(ctx, tx, indexID); err != nil {
 		return err
 	}
-	return storeDef(ctx, tx, def)
+	return s.storeDef(ctx, tx, def)
 }
 
 // pruneDefinitions drops attribute definitions no key of the table or of its

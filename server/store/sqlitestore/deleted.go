@@ -55,7 +55,7 @@ func (s *Store) DeletedTableGet(ctx context.Context, name, label string) (*store
 		if !slices.Contains(labels, label) {
 			continue
 		}
-		t, err := decodeDef(r.Def)
+		t, err := decodeDef(r.Def, 0)
 		if err != nil {
 			return nil, fmt.Errorf("sqlitestore: deleted table get %q: %w", name, err)
 		}
@@ -73,7 +73,7 @@ func (s *Store) DeletedTableList(ctx context.Context, name string) ([]store.Dele
 	}
 	var out []store.DeletedTable
 	for _, r := range rows {
-		t, err := decodeDef(r.Def)
+		t, err := decodeDef(r.Def, 0)
 		if err != nil {
 			return nil, fmt.Errorf("sqlitestore: deleted table list: %w", err)
 		}

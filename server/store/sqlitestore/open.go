@@ -68,6 +68,11 @@ type Store struct {
 	// stmts are the rendered per-table statements (template.go).
 	stmts stmts
 
+	// tables are the descriptions item operations use (tablecache.go);
+	// changed names the tables the open write transaction changes.
+	tables  tableCache
+	changed []string
+
 	// collLimit is Options.ItemCollectionLimit (collections.go).
 	collLimit int64
 }

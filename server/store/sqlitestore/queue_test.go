@@ -109,8 +109,8 @@ func TestSchemaUpgradeFromV1(t *testing.T) {
 	}
 	defer db.Close()
 	var v int
-	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != 7 {
-		t.Fatalf("user_version = %d, %v; want 7", v, err)
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != 8 {
+		t.Fatalf("user_version = %d, %v; want 8", v, err)
 	}
 }
 

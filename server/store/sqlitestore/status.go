@@ -46,7 +46,7 @@ func (s *Store) statusTables(ctx context.Context, tx *sql.Tx, out *store.Status,
 	}
 	names := map[int64]string{}
 	for _, raw := range raws {
-		t, err := decodeDef(raw)
+		t, err := decodeDef(raw, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -32,27 +32,34 @@ func (s *Store) TableCreate(ctx context.Context, t *store.Table) error {
 				return fmt.Errorf("create table %q: %w", t.Name, err)
 			}
 		}
-		return storeDef(ctx, tx, &def)
+		return s.storeDef(ctx, tx, &def)
 	})
 	if err != nil {
 		return err
 	}
-	t.ID = def.ID
+	t.ID, t.Version = def.ID, def.Version
 	for i := range t.Indexes {
 		t.Indexes[i].ID = def.Indexes[i].ID
 	}
 	return nil
 }
 
-// storeDef writes a table's description to its catalog row.
-func storeDef(ctx context.Context, tx *sql.Tx, t *store.Table) error {
+// storeDef writes a table's description to its catalog row and advances
+// its version (t.Version is the new one): every change of a description
+// goes through it, so that no item write uses the old one after it
+// commits (currentDef).
+func (s *Store) storeDef(ctx context.Context, tx *sql.Tx, t *store.Table) error {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("encode table %q: %w", t.Name, err)
 	}
+	s.catalogChanged(t.Name)
 	err = queries.TableUpdateDef(ctx, tx, sqlitedb.TableUpdateDefParams{Name: t.Name, Def: string(b), ID: t.ID})
 	if err != nil {
 		return fmt.Errorf("store table %q: %w", t.Name, err) // ErrTableExists for a taken name, by interpretError
+	}
+	if t.Version, err = queries.TableVersionBump(ctx, tx, sqlitedb.TableVersionBumpParams{TableID: t.ID}); err != nil {
+		return fmt.Errorf("store table %q: version: %w", t.Name, err)
 	}
 	return nil
 }
@@ -84,16 +91,6 @@ func (s *Store) TableGet(ctx context.Context, name string) (*store.Table, error)
 	}
 	return t, nil
 }
-
-// TableGetCached is TableGet: this store keeps no table cache (its writes
-// read the definition inside their transaction), so cached is false.
-func (s *Store) TableGetCached(ctx context.Context, name string) (*store.Table, bool, error) {
-	t, err := s.TableGet(ctx, name)
-	return t, false, err
-}
-
-// TableForget does nothing: there is no cache.
-func (s *Store) TableForget(string) {}
 
 // TableList returns up to limit table names in byte order after `after`
 // (limit <= 0: all of them).
@@ -150,7 +147,7 @@ func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.T
 				return fmt.Errorf("update table %q: %w", name, err)
 			}
 		}
-		if err := storeDef(ctx, tx, t); err != nil {
+		if err := s.storeDef(ctx, tx, t); err != nil {
 			return err
 		}
 		out = t
@@ -182,6 +179,10 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 		}
 		if err := queries.TableDeleteRow(ctx, tx, sqlitedb.TableDeleteRowParams{ID: t.ID}); err != nil {
 			return fmt.Errorf("delete table %q: catalog: %w", name, err)
+		}
+		s.catalogChanged(name)
+		if err := queries.TableVersionDelete(ctx, tx, sqlitedb.TableVersionDeleteParams{TableID: t.ID}); err != nil {
+			return fmt.Errorf("delete table %q: catalog version: %w", name, err)
 		}
 		if err := queries.CollectionDeleteTable(ctx, tx, sqlitedb.CollectionDeleteTableParams{TableID: t.ID}); err != nil {
 			return fmt.Errorf("delete table %q: item collections: %w", name, err)

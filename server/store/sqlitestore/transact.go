@@ -33,9 +33,9 @@ func (s *Store) transactIn(ctx context.Context, tx *sql.Tx, targets []store.TxTa
 			return fmt.Errorf("transact: target %d has no table", i)
 		}
 		cur, ok := defs[tg.Table.ID]
-		if !ok {
+		if !ok || cur.Version != tg.Table.Version {
 			var err error
-			if cur, err = catalogByID(ctx, tx, tg.Table.ID); err != nil {
+			if cur, err = currentDef(ctx, tx, tg.Table); err != nil {
 				return err
 			}
 			defs[tg.Table.ID] = cur

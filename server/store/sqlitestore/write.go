@@ -13,8 +13,9 @@ import (
 // ItemWrite changes one item under the write lock: it reads the current item,
 // calls fn once, stores or deletes what fn returns, maintains every sync
 // index of the table and enqueues the item for its async indexes, all in one
-// transaction. The table's definition (its indexes) is read from the catalog
-// in that transaction, not taken from t, which may be stale.
+// transaction. The table's definition (its indexes) is t once its version
+// is checked in that transaction (currentDef): a stale t fails with
+// ErrStaleTable, writing nothing.
 func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
 	var old attr.Item
 	err := s.inWriteGrouped(ctx, func(tx *sql.Tx) error {
@@ -40,7 +41,7 @@ func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn
 }
 
 // target is one item read inside a write transaction of store s: the
-// current definition of its table (from the catalog, in that transaction),
+// current definition of its table (checked in that transaction),
 // its encoded key and its current state (nil when absent), and its place
 // in its write call: its position pos and the call's tally of item
 // collections (coll names its collection when the table has a local
@@ -60,7 +61,7 @@ type target struct {
 // write number pos of the call whose collections tally holds.
 // ErrTableNotFound when the table is gone.
 func (s *Store) lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item, pos int, tally *store.CollectionTally) (*target, error) {
-	cur, err := catalogByID(ctx, tx, t.ID)
+	cur, err := currentDef(ctx, tx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,11 @@ type Table struct {
 	Def  string
 }
 
+type TableVersion struct {
+	TableID int64
+	Version int64
+}
+
 type TxToken struct {
 	Token     string
 	Hash      []byte

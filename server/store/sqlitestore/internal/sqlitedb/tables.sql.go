@@ -87,40 +87,53 @@ func (q *Queries) TableDeleteRow(ctx context.Context, db DBTX, arg TableDeleteRo
 }
 
 const tableGet = `-- name: TableGet :one
-SELECT def
-  FROM tables
- WHERE name = ?1
+SELECT t.def, COALESCE(v.version, 0) AS version
+  FROM tables AS t
+  LEFT JOIN table_versions AS v ON v.table_id = t.id
+ WHERE t.name = ?1
 `
 
 type TableGetParams struct {
 	Name string
 }
 
-// TableGet reads a table's catalog JSON by name.
-func (q *Queries) TableGet(ctx context.Context, db DBTX, arg TableGetParams) (string, error) {
+type TableGetRow struct {
+	Def     string
+	Version int64
+}
+
+// TableGet reads a table's catalog JSON and its version (0 for a table
+// without one, which item writes then check by reading the JSON) by name.
+func (q *Queries) TableGet(ctx context.Context, db DBTX, arg TableGetParams) (TableGetRow, error) {
 	row := db.QueryRowContext(ctx, tableGet, arg.Name)
-	var def string
-	err := row.Scan(&def)
-	return def, err
+	var i TableGetRow
+	err := row.Scan(&i.Def, &i.Version)
+	return i, err
 }
 
 const tableGetByID = `-- name: TableGetByID :one
-SELECT def
-  FROM tables
- WHERE id = ?1
+SELECT t.def, COALESCE(v.version, 0) AS version
+  FROM tables AS t
+  LEFT JOIN table_versions AS v ON v.table_id = t.id
+ WHERE t.id = ?1
 `
 
 type TableGetByIDParams struct {
 	ID int64
 }
 
-// TableGetByID reads a table's catalog JSON by id: the current definition
-// of the table a possibly stale description names.
-func (q *Queries) TableGetByID(ctx context.Context, db DBTX, arg TableGetByIDParams) (string, error) {
+type TableGetByIDRow struct {
+	Def     string
+	Version int64
+}
+
+// TableGetByID reads a table's catalog JSON and version by id: the current
+// definition of the table a possibly stale description names.
+func (q *Queries) TableGetByID(ctx context.Context, db DBTX, arg TableGetByIDParams) (TableGetByIDRow, error) {
 	row := db.QueryRowContext(ctx, tableGetByID, arg.ID)
-	var def string
-	err := row.Scan(&def)
-	return def, err
+	var i TableGetByIDRow
+	err := row.Scan(&i.Def, &i.Version)
+	return i, err
 }
 
 const tableInsert = `-- name: TableInsert :one
@@ -197,4 +210,59 @@ type TableUpdateDefParams struct {
 func (q *Queries) TableUpdateDef(ctx context.Context, db DBTX, arg TableUpdateDefParams) error {
 	_, err := db.ExecContext(ctx, tableUpdateDef, arg.Name, arg.Def, arg.ID)
 	return err
+}
+
+const tableVersionBump = `-- name: TableVersionBump :one
+INSERT INTO table_versions (table_id, version)
+VALUES (?1, 1)
+    ON CONFLICT (table_id) DO UPDATE
+   SET version = version + 1
+RETURNING version
+`
+
+type TableVersionBumpParams struct {
+	TableID int64
+}
+
+// TableVersionBump advances a table's catalog version (1 for a new table)
+// in the transaction that changes its description, and returns it.
+func (q *Queries) TableVersionBump(ctx context.Context, db DBTX, arg TableVersionBumpParams) (int64, error) {
+	row := db.QueryRowContext(ctx, tableVersionBump, arg.TableID)
+	var version int64
+	err := row.Scan(&version)
+	return version, err
+}
+
+const tableVersionDelete = `-- name: TableVersionDelete :exec
+DELETE FROM table_versions
+ WHERE table_id = ?1
+`
+
+type TableVersionDeleteParams struct {
+	TableID int64
+}
+
+// TableVersionDelete removes a dropped table's version row.
+func (q *Queries) TableVersionDelete(ctx context.Context, db DBTX, arg TableVersionDeleteParams) error {
+	_, err := db.ExecContext(ctx, tableVersionDelete, arg.TableID)
+	return err
+}
+
+const tableVersionGet = `-- name: TableVersionGet :one
+SELECT version
+  FROM table_versions
+ WHERE table_id = ?1
+`
+
+type TableVersionGetParams struct {
+	TableID int64
+}
+
+// TableVersionGet reads a table's catalog version: an item write's check
+// of the description it was given (no row: the table is gone).
+func (q *Queries) TableVersionGet(ctx context.Context, db DBTX, arg TableVersionGetParams) (int64, error) {
+	row := db.QueryRowContext(ctx, tableVersionGet, arg.TableID)
+	var version int64
+	err := row.Scan(&version)
+	return version, err
 }

@@ -1,15 +1,39 @@
 -- name: TableGet :one
--- TableGet reads a table's catalog JSON by name.
-SELECT def
-  FROM tables
- WHERE name = @name;
+-- TableGet reads a table's catalog JSON and its version (0 for a table
+-- without one, which item writes then check by reading the JSON) by name.
+SELECT t.def, COALESCE(v.version, 0) AS version
+  FROM tables AS t
+  LEFT JOIN table_versions AS v ON v.table_id = t.id
+ WHERE t.name = @name;
 
 -- name: TableGetByID :one
--- TableGetByID reads a table's catalog JSON by id: the current definition
--- of the table a possibly stale description names.
-SELECT def
-  FROM tables
- WHERE id = @id;
+-- TableGetByID reads a table's catalog JSON and version by id: the current
+-- definition of the table a possibly stale description names.
+SELECT t.def, COALESCE(v.version, 0) AS version
+  FROM tables AS t
+  LEFT JOIN table_versions AS v ON v.table_id = t.id
+ WHERE t.id = @id;
+
+-- name: TableVersionGet :one
+-- TableVersionGet reads a table's catalog version: an item write's check
+-- of the description it was given (no row: the table is gone).
+SELECT version
+  FROM table_versions
+ WHERE table_id = @table_id;
+
+-- name: TableVersionBump :one
+-- TableVersionBump advances a table's catalog version (1 for a new table)
+-- in the transaction that changes its description, and returns it.
+INSERT INTO table_versions (table_id, version)
+VALUES (@table_id, 1)
+    ON CONFLICT (table_id) DO UPDATE
+   SET version = version + 1
+RETURNING version;
+
+-- name: TableVersionDelete :exec
+-- TableVersionDelete removes a dropped table's version row.
+DELETE FROM table_versions
+ WHERE table_id = @table_id;
 
 -- name: TableDefs :many
 -- TableDefs reads every catalog entry in name order (Open resumes their
