@@ -15,16 +15,14 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 	if err != nil {
 		return nil, fmt.Errorf("get item of %q: %w", t.Name, err)
 	}
-	var it attr.Item
-	err = s.inRead(ctx, func(tx *sql.Tx) error {
-		var err error
-		it, err = s.getRow(ctx, tx, t.ID, k)
-		if err != nil {
-			return explain(ctx, tx, t, nil, "get item of", err)
-		}
-		return nil
-	})
-	return it, err
+	// One statement is its own snapshot: no transaction. When it fails, the
+	// catalog read after it still explains a dropped table (ids are never
+	// reused, and a table's storage and catalog row go in one transaction).
+	it, err := s.getRow(ctx, s.reader, t.ID, k)
+	if err != nil {
+		return nil, interpretError(explain(ctx, s.reader, t, nil, "get item of", err))
+	}
+	return it, nil
 }
 
 // decodeItem decodes an item's stored wire JSON.
