@@ -90,11 +90,39 @@ func appendBase64(b, data []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// load8 is the first eight bytes of s (len(s) >= 8) as a little-endian
+// word.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// plainWord reports whether the eight bytes of w are all ASCII that a
+// JSON string holds as is: none below 0x20, at or above 0x80, '"' or '\\'.
+// It tests the word at once (the classic "has a zero byte" bit trick), a
+// fraction of the cost of a test per byte on a 1 KB string value.
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	bad := w | // a byte >= 0x80
+		(w-ones*0x20)&^w | // a byte < 0x20
+		(quote-ones)&^quote | (backslash-ones)&^backslash
+	return bad&highs == 0
+}
+
 // appendString appends s as a JSON string literal.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Most text: eight bytes at a time, copied in one append below.
+		for i+8 <= len(s) && plainWord(load8(s[i:])) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
