@@ -61,16 +61,18 @@ type target struct {
 // write number pos of the call whose collections tally holds.
 // ErrTableNotFound when the table is gone.
 func (s *Store) lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item, pos int, tally *store.CollectionTally) (*target, error) {
-	cur, err := currentDef(ctx, tx, t)
-	if err != nil {
-		return nil, err
-	}
-	k, err := tableKey(cur, key)
-	if err != nil {
-		return nil, fmt.Errorf("write item of %q: %w", cur.Name, err)
-	}
-	old, err := s.getRow(ctx, tx, cur.ID, k)
-	if err != nil {
+	cur, k, old, ok, err := s.getChecked(ctx, tx, t, key)
+	if !ok {
+		if cur, err = currentDef(ctx, tx, t); err != nil {
+			return nil, err
+		}
+		if k, err = tableKey(cur, key); err != nil {
+			return nil, fmt.Errorf("write item of %q: %w", cur.Name, err)
+		}
+		if old, err = s.getRow(ctx, tx, cur.ID, k); err != nil {
+			return nil, fmt.Errorf("write item of %q: %w", cur.Name, err)
+		}
+	} else if err != nil {
 		return nil, fmt.Errorf("write item of %q: %w", cur.Name, err)
 	}
 	r := &target{s: s, def: cur, k: k, old: old, pos: pos, tally: tally}
@@ -78,6 +80,30 @@ func (s *Store) lockTarget(ctx context.Context, tx *sql.Tx, t *store.Table, key 
 		return nil, err
 	}
 	return r, nil
+}
+
+// getChecked is currentDef and getRow in one statement (item_get_checked),
+// for a description with a version: ok when the version is current and the
+// item was read (old, nil when absent; err a failure to decode it). Not ok
+// (a stale or gone table, a failed statement, a key the description
+// refuses) leaves the answer to currentDef and getRow, which say why.
+func (s *Store) getChecked(ctx context.Context, tx *sql.Tx, t *store.Table, key attr.Item) (cur *store.Table, k rowKey, old attr.Item, ok bool, err error) {
+	if t.Version == 0 {
+		return nil, k, nil, false, nil
+	}
+	if k, err = tableKey(t, key); err != nil {
+		return nil, k, nil, false, nil
+	}
+	var version sql.NullInt64
+	var raw []byte
+	if err := tx.QueryRowContext(ctx, s.stmts.on("item_get_checked", t.ID), t.ID, k.pk, k.sk).Scan(&version, &raw); err != nil ||
+		!version.Valid || version.Int64 != t.Version {
+		return nil, k, nil, false, nil
+	}
+	if raw != nil {
+		old, err = decodeItem(raw)
+	}
+	return t, k, old, true, err
 }
 
 // apply stores neu at the target (nil deletes it), maintains every sync

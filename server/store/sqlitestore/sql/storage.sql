@@ -67,6 +67,15 @@ DROP TABLE IF EXISTS i_{{.ID}};
 -- Reads one item. Binds: pk, sk.
 SELECT item FROM t_{{.ID}} WHERE pk = ? AND sk = ?;
 
+-- name: item_get_checked
+-- Reads one item and the catalog version of its table (table_versions,
+-- migration 008) in one statement: an item write's check of the
+-- description it was given and its read of the item (write.go,
+-- lockTarget). One row: version NULL when the table is gone, item NULL
+-- when the item is absent. Binds: the table's id, pk, sk.
+SELECT (SELECT version FROM table_versions WHERE table_id = ?) AS version,
+       (SELECT item FROM t_{{.ID}} WHERE pk = ? AND sk = ?) AS item;
+
 -- name: item_put
 -- Stores one item, replacing the one at its key. Binds: hk, pk, sk, item, size.
 INSERT INTO t_{{.ID}} (hk, pk, sk, item, size)
