@@ -70,8 +70,10 @@ type Store struct {
 
 	// tables are the descriptions item operations use (tablecache.go);
 	// changed names the tables the open write transaction changes.
-	tables  tableCache
-	changed []string
+	tables   tableCache
+	changed  []string
+	pollStop context.CancelFunc // the table cache's poller (tablecache.go)
+	pollDone sync.WaitGroup
 
 	// collLimit is Options.ItemCollectionLimit (collections.go).
 	collLimit int64
@@ -154,6 +156,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s.startWorkers()
+	s.startCatalogPoller()
 	// Builds a crash or a Close left CREATING are finished now.
 	if err := s.startBuilds(ctx); err != nil {
 		s.Close()
@@ -218,6 +221,7 @@ func (s *Store) Close() {
 	s.stopGroups()
 	s.stopBuilds()
 	s.stopWorkers()
+	s.stopCatalogPoller()
 	if s.reader != s.writer {
 		if err := s.reader.Close(); err != nil {
 			s.log.Warn("sqlite store: close readers", "err", err)

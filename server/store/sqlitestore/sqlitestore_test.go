@@ -69,6 +69,7 @@ func TestFile(t *testing.T) {
 		Leftovers: func(t testing.TB, s store.Store, tbl *store.Table) string {
 			return leftovers(t, f.path(s), tbl)
 		},
+		ChecksVersions: true,
 	})
 	storetest.ExerciseCollections(context.Background(), t, storetest.Collections{
 		New: func(t *testing.T, limit int64) store.Store {
@@ -84,7 +85,8 @@ func TestFile(t *testing.T) {
 // TestMemory runs the contract suite on a new in-memory database per test.
 func TestMemory(t *testing.T) {
 	storetest.Exercise(context.Background(), t, storetest.Backend{
-		New: func(t *testing.T) store.Store { return open(t, sqlitestore.MemoryDSN) },
+		New:            func(t *testing.T) store.Store { return open(t, sqlitestore.MemoryDSN) },
+		ChecksVersions: true,
 	})
 	storetest.ExerciseCollections(context.Background(), t, storetest.Collections{
 		New: func(t *testing.T, limit int64) store.Store {

@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
 )
@@ -15,7 +16,7 @@ import (
 //   - Every description carries its catalog version (table_versions,
 //     migration 008, advanced by storeDef in the transaction of every
 //     change). An item write checks the version of the description it was
-//     given in its write transaction (currentDef: one row read), which
+//     given in its write transaction (currentDef, item_get_checked), which
 //     holds the database write lock, so no change can commit between the
 //     check and the write's commit: a description that is out of date,
 //     whichever process changed the table, fails with store.ErrStaleTable
@@ -24,20 +25,30 @@ import (
 //     validated against: a table deleted and created again has a new id
 //     (AUTOINCREMENT), whose version row the old description cannot match.
 //   - This process's own changes drop the entry after they commit
-//     (storeDef and TableDelete call catalogChanged; inWrite forgets), and an epoch counter keeps a description
-//     read while a change committed from being stored.
+//     (storeDef and TableDelete call catalogChanged; inWrite forgets).
+//     Every change also advances the catalog's epoch (catalog_epoch, in
+//     its transaction), which a poller reads every catalogPoll: when it
+//     moved (another process changed a table), the cache is emptied, so
+//     another process's change reaches this cache by itself within about
+//     catalogPoll, as pgstore's NOTIFY does. The cache serves only while
+//     the poller runs, and a generation counter keeps a description read
+//     while the cache was emptied from being stored.
 //
 // Reads are not version-checked, as on PostgreSQL: a read on an entry that
-// another process's change has made out of date reads the storage the
+// another process's change has just made out of date reads the storage the
 // entry names (ids are never reused, so it is that table's or gone), and
 // fails with ErrTableNotFound (or the API's ValidationException for an
 // index it lacks) when it is gone, which the API answers by dropping the
-// entry and reading the catalog again. Another process's change reaches
-// this cache at the first write or failed read of the table after it.
+// entry and reading the catalog again.
 
-// tableCache is the descriptions by table name.
+// catalogPoll is how often the poller reads the catalog's epoch.
+const catalogPoll = 25 * time.Millisecond
+
+// tableCache is the descriptions by table name. epoch counts this
+// process's invalidations (not the database's catalog_epoch).
 type tableCache struct {
 	mu      sync.Mutex
+	live    bool // the poller runs
 	epoch   uint64
 	entries map[string]*store.Table
 }
@@ -51,11 +62,11 @@ func (c *tableCache) lookup(name string) (*store.Table, uint64) {
 }
 
 // store keeps t as name's description unless the cache was invalidated
-// since epoch.
+// since epoch or does not serve.
 func (c *tableCache) store(name string, t *store.Table, epoch uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.epoch != epoch {
+	if c.epoch != epoch || !c.live {
 		return
 	}
 	if c.entries == nil {
@@ -71,6 +82,58 @@ func (c *tableCache) forget(names ...string) {
 	c.epoch++
 	for _, n := range names {
 		delete(c.entries, n)
+	}
+}
+
+// reset empties the cache and makes it serve (live) or not.
+func (c *tableCache) reset(live bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	c.live = live
+	c.entries = nil
+}
+
+// startCatalogPoller starts the goroutine that empties the cache whenever
+// the catalog's epoch moves, until stopCatalogPoller. The cache serves
+// from the poller's first read on, and not after a failed one.
+func (s *Store) startCatalogPoller() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.pollStop = cancel
+	s.pollDone.Go(func() {
+		defer s.tables.reset(false)
+		last, live := int64(0), false
+		tick := time.NewTicker(catalogPoll)
+		defer tick.Stop()
+		for {
+			epoch, err := queries.CatalogEpochGet(ctx, s.reader)
+			switch {
+			case ctx.Err() != nil:
+				return
+			case err != nil:
+				if live {
+					s.log.WarnContext(ctx, "sqlite store: table cache off: cannot read the catalog epoch", "err", err)
+				}
+				s.tables.reset(false)
+				live = false
+			case !live || epoch != last:
+				s.tables.reset(true)
+				last, live = epoch, true
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	})
+}
+
+// stopCatalogPoller stops the poller (Close, which may run twice).
+func (s *Store) stopCatalogPoller() {
+	if s.pollStop != nil {
+		s.pollStop()
+		s.pollDone.Wait()
 	}
 }
 

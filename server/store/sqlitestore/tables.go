@@ -61,6 +61,9 @@ func (s *Store) storeDef(ctx context.Context, tx *sql.Tx, t *store.Table) error 
 	if t.Version, err = queries.TableVersionBump(ctx, tx, sqlitedb.TableVersionBumpParams{TableID: t.ID}); err != nil {
 		return fmt.Errorf("store table %q: version: %w", t.Name, err)
 	}
+	if err := queries.CatalogEpochBump(ctx, tx); err != nil {
+		return fmt.Errorf("store table %q: catalog epoch: %w", t.Name, err)
+	}
 	return nil
 }
 
@@ -183,6 +186,9 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 		s.catalogChanged(name)
 		if err := queries.TableVersionDelete(ctx, tx, sqlitedb.TableVersionDeleteParams{TableID: t.ID}); err != nil {
 			return fmt.Errorf("delete table %q: catalog version: %w", name, err)
+		}
+		if err := queries.CatalogEpochBump(ctx, tx); err != nil {
+			return fmt.Errorf("delete table %q: catalog epoch: %w", name, err)
 		}
 		if err := queries.CollectionDeleteTable(ctx, tx, sqlitedb.CollectionDeleteTableParams{TableID: t.ID}); err != nil {
 			return fmt.Errorf("delete table %q: item collections: %w", name, err)

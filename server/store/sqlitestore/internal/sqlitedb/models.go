@@ -8,6 +8,11 @@ import (
 	"database/sql"
 )
 
+type CatalogEpoch struct {
+	ID    int64
+	Epoch int64
+}
+
 type DeletedTable struct {
 	TableID   int64
 	Name      string

@@ -9,6 +9,33 @@ import (
 	"context"
 )
 
+const catalogEpochBump = `-- name: CatalogEpochBump :exec
+UPDATE catalog_epoch
+   SET epoch = epoch + 1
+ WHERE id = 1
+`
+
+// CatalogEpochBump advances the catalog's epoch, in the transaction of a
+// change of the catalog.
+func (q *Queries) CatalogEpochBump(ctx context.Context, db DBTX) error {
+	_, err := db.ExecContext(ctx, catalogEpochBump)
+	return err
+}
+
+const catalogEpochGet = `-- name: CatalogEpochGet :one
+SELECT epoch
+  FROM catalog_epoch
+ WHERE id = 1
+`
+
+// CatalogEpochGet reads the catalog's epoch (the table cache's poller).
+func (q *Queries) CatalogEpochGet(ctx context.Context, db DBTX) (int64, error) {
+	row := db.QueryRowContext(ctx, catalogEpochGet)
+	var epoch int64
+	err := row.Scan(&epoch)
+	return epoch, err
+}
+
 const indexIDNext = `-- name: IndexIDNext :one
 INSERT INTO index_ids (table_id)
 VALUES (?1)

@@ -18,3 +18,17 @@ CREATE TABLE IF NOT EXISTS table_versions (
 INSERT OR IGNORE INTO table_versions (table_id, version)
 SELECT id, 1
   FROM tables;
+
+-- One row: the catalog's epoch, advanced in the transaction of every change
+-- of any table's description and of every deletion (storeDef,
+-- TableDelete). The table cache's poller (tablecache.go) reads it every
+-- few tens of milliseconds and empties the cache when it moved, so that a
+-- change another process made reaches this one's cache by itself (writes
+-- do not wait for it: they check table_versions).
+CREATE TABLE IF NOT EXISTS catalog_epoch (
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    epoch INTEGER NOT NULL
+);
+
+INSERT OR IGNORE INTO catalog_epoch (id, epoch)
+VALUES (1, 0);

@@ -80,3 +80,16 @@ RETURNING id;
 -- name: Ping :one
 -- Ping answers when the connection does.
 SELECT 1;
+
+-- name: CatalogEpochBump :exec
+-- CatalogEpochBump advances the catalog's epoch, in the transaction of a
+-- change of the catalog.
+UPDATE catalog_epoch
+   SET epoch = epoch + 1
+ WHERE id = 1;
+
+-- name: CatalogEpochGet :one
+-- CatalogEpochGet reads the catalog's epoch (the table cache's poller).
+SELECT epoch
+  FROM catalog_epoch
+ WHERE id = 1;
