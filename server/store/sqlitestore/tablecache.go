@@ -42,7 +42,7 @@ import (
 // entry and reading the catalog again.
 
 // catalogPoll is how often the poller reads the catalog's epoch.
-const catalogPoll = 25 * time.Millisecond
+const catalogPoll = 100 * time.Millisecond
 
 // tableCache is the descriptions by table name. epoch counts this
 // process's invalidations (not the database's catalog_epoch).

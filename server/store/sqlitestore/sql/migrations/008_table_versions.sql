@@ -22,7 +22,7 @@ SELECT id, 1
 -- One row: the catalog's epoch, advanced in the transaction of every change
 -- of any table's description and of every deletion (storeDef,
 -- TableDelete). The table cache's poller (tablecache.go) reads it every
--- few tens of milliseconds and empties the cache when it moved, so that a
+-- tenth of a second and empties the cache when it moved, so that a
 -- change another process made reaches this one's cache by itself (writes
 -- do not wait for it: they check table_versions).
 CREATE TABLE IF NOT EXISTS catalog_epoch (
