@@ -9,17 +9,9 @@ import (
 
 type logAttrsKey struct{}
 
-// withLogAttrs attaches attributes (the request id, the operation) to ctx;
-// a logger built on ContextHandler adds them to every line logged with
-// that context (slog's *Context methods).
-func withLogAttrs(ctx context.Context, attrs ...slog.Attr) context.Context {
-	prev, _ := ctx.Value(logAttrsKey{}).([]slog.Attr)
-	all := make([]slog.Attr, 0, len(prev)+len(attrs))
-	all = append(append(all, prev...), attrs...)
-	return context.WithValue(ctx, logAttrsKey{}, all)
-}
-
-// LogAttrs returns the request attributes attached to ctx.
+// LogAttrs returns the request attributes attached to ctx (the request id
+// and the operation, by requestCtx); a logger built on ContextHandler adds
+// them to every line logged with that context (slog's *Context methods).
 func LogAttrs(ctx context.Context) []slog.Attr {
 	a, _ := ctx.Value(logAttrsKey{}).([]slog.Attr)
 	return a
@@ -120,4 +112,21 @@ func (l *lineLimiter) report(k lineKind) {
 		l.log.LogAttrs(context.Background(), k.level, "log lines suppressed",
 			slog.String("op", k.op), slog.String("error_type", k.typ), slog.Int("suppressed", n), slog.Duration("interval", logInterval))
 	}
+}
+
+// requestCtx is a request's context as the API sees it: its Value answers
+// the request's log attributes (LogAttrs), built only when a line is
+// logged, so a request whose lines are all below the level pays nothing
+// for them. It lives in the request's call, costing no allocation.
+type requestCtx struct {
+	context.Context
+	cl *call
+}
+
+func (c *requestCtx) Value(key any) any {
+	if _, ok := key.(logAttrsKey); ok {
+		prev, _ := c.Context.Value(logAttrsKey{}).([]slog.Attr)
+		return append(prev[:len(prev):len(prev)], slog.String("request_id", c.cl.id), slog.String("op", c.cl.op))
+	}
+	return c.Context.Value(key)
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -80,7 +79,7 @@ func (s *Server) protocolError(err error, c echo.Context) {
 // refuse answers a request the handler never took (counted and logged as
 // the operation "unknown").
 func (s *Server) refuse(c echo.Context, e *api.Error) error {
-	cl := &call{id: newRequestID(), op: "unknown", start: time.Now()}
-	c.Response().Header().Set("x-amzn-RequestId", cl.id)
+	cl := newCall()
+	cl.setHeader(c.Response().Header(), hdrRequestID, cl.id)
 	return s.fail(c, cl, e, nil)
 }

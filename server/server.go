@@ -9,12 +9,11 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -155,6 +154,34 @@ type call struct {
 	// not valid for its Content-Encoding); counted and logged as a client
 	// error, since nothing on the server failed.
 	clientFault bool
+	// ctx is the request's context as the API sees it (requestCtx).
+	ctx requestCtx
+	// hdr backs the response header values the server sets (setHeader),
+	// so that they cost no allocation of their own.
+	hdr [4]string
+}
+
+// The response headers the server sets on every answer, by their
+// canonical names (as Header.Set would store them).
+const (
+	hdrRequestID = iota
+	hdrContentType
+	hdrCRC32
+	hdrContentLength
+)
+
+var hdrNames = [...]string{"X-Amzn-Requestid", "Content-Type", "X-Amz-Crc32", "Content-Length"}
+
+// newCall starts the record of one request.
+func newCall() *call {
+	return &call{id: newRequestID(), op: "unknown", start: time.Now()}
+}
+
+// setHeader sets one of the response headers of hdrNames to v, as
+// Header.Set does, its value slice backed by cl.
+func (cl *call) setHeader(h http.Header, which int, v string) {
+	cl.hdr[which] = v
+	h[hdrNames[which]] = cl.hdr[which : which+1 : which+1]
 }
 
 // table is the table the request names, for its log line.
@@ -167,8 +194,8 @@ func (cl *call) table() string {
 
 func (s *Server) handle(c echo.Context) (err error) {
 	req := c.Request()
-	cl := &call{id: newRequestID(), op: "unknown", start: time.Now()}
-	c.Response().Header().Set("x-amzn-RequestId", cl.id)
+	cl := newCall()
+	cl.setHeader(c.Response().Header(), hdrRequestID, cl.id)
 	s.m.inFlight.Add(1)
 	defer s.m.inFlight.Add(-1)
 	defer func() {
@@ -247,7 +274,8 @@ func (s *Server) handle(c echo.Context) (err error) {
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.RequestTimeout)
 		defer cancel()
 	}
-	ctx = withLogAttrs(ctx, slog.String("request_id", cl.id), slog.String("op", cl.op))
+	cl.ctx = requestCtx{Context: ctx, cl: cl}
+	ctx = &cl.ctx
 	out, err := callAPI(ctx, op, &api.Request{Body: body, Region: regionOf(req), Host: req.Host})
 	if err != nil {
 		var apiErr *api.Error
@@ -260,7 +288,7 @@ func (s *Server) handle(c echo.Context) (err error) {
 	}
 	if _, ok := out.(api.NoBody); ok {
 		s.done(cl, http.StatusOK, "", nil)
-		return writeJSON(c, http.StatusOK, nil)
+		return writeJSON(c, cl, http.StatusOK, nil)
 	}
 	buf := getResponseBuffer()
 	data, err := appendResponse(*buf, out)
@@ -269,7 +297,7 @@ func (s *Server) handle(c echo.Context) (err error) {
 		return s.fail(c, cl, api.InternalServerError(), err)
 	}
 	s.done(cl, http.StatusOK, "", nil)
-	err = writeJSON(c, http.StatusOK, data)
+	err = writeJSON(c, cl, http.StatusOK, data)
 	putResponseBuffer(buf, data)
 	return err
 }
@@ -299,25 +327,24 @@ func (s *Server) acquireSlot(ctx context.Context) bool {
 
 func (s *Server) fail(c echo.Context, cl *call, e *api.Error, cause error) error {
 	s.done(cl, e.Status, e.Name(), cause)
-	return s.writeError(c, e)
+	return s.writeError(c, cl, e)
 }
 
 // done logs the request and counts it. Item contents are never logged.
 func (s *Server) done(cl *call, status int, errType string, cause error) {
 	elapsed := time.Since(cl.start)
-	outcome := "success"
+	outcome := outcomeSuccess
 	switch {
 	case cl.clientFault:
-		outcome = "client_error"
+		outcome = outcomeClientError
 	case status >= 500:
-		outcome = "server_error"
+		outcome = outcomeServerError
 	case errType == "ThrottlingException":
-		outcome = "throttled"
+		outcome = outcomeThrottled
 	case status >= 400:
-		outcome = "client_error"
+		outcome = outcomeClientError
 	}
-	s.m.requests.Inc(cl.op, outcome)
-	s.m.latency.Observe(elapsed.Seconds(), cl.op, outcome)
+	s.m.observe(cl.op, outcome, elapsed.Seconds())
 	if errType != "" {
 		s.m.errors.Inc(cl.op, errType)
 	}
@@ -326,9 +353,9 @@ func (s *Server) done(cl *call, status int, errType string, cause error) {
 	if errType != "" {
 		msg = "request failed"
 		switch outcome {
-		case "server_error":
+		case outcomeServerError:
 			level = slog.LevelError
-		case "throttled":
+		case outcomeThrottled:
 			level = slog.LevelWarn
 		default:
 			level = slog.LevelInfo
@@ -360,7 +387,7 @@ func (s *Server) done(cl *call, status int, errType string, cause error) {
 	s.log.LogAttrs(context.Background(), level, msg, attrs...)
 }
 
-func (s *Server) writeError(c echo.Context, e *api.Error) error {
+func (s *Server) writeError(c echo.Context, cl *call, e *api.Error) error {
 	body := map[string]any{"__type": e.Type}
 	if e.Message != "" {
 		body["message"] = e.Message
@@ -372,10 +399,12 @@ func (s *Server) writeError(c echo.Context, e *api.Error) error {
 	if err != nil {
 		data = []byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError"}`)
 	}
-	return writeJSON(c, e.Status, data)
+	return writeJSON(c, cl, e.Status, data)
 }
 
-func writeJSON(c echo.Context, status int, data []byte) error {
+// writeJSON writes the response: its headers and body in one write, with
+// Content-Length (net/http buffers both until the handler returns).
+func writeJSON(c echo.Context, cl *call, status int, data []byte) error {
 	h := c.Response().Header()
 	if len(data) >= compressMinBytes {
 		if enc := acceptedEncoding(c.Request().Header.Get("Accept-Encoding")); enc != "" {
@@ -387,9 +416,15 @@ func writeJSON(c echo.Context, status int, data []byte) error {
 			}
 		}
 	}
-	h.Set("Content-Type", "application/x-amz-json-1.0")
-	h.Set("x-amz-crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(data)), 10))
-	h.Set("Content-Length", strconv.Itoa(len(data)))
+	cl.setHeader(h, hdrContentType, "application/x-amz-json-1.0")
+	// The two numbers share one string: one allocation.
+	var nums [24]byte
+	b := strconv.AppendUint(nums[:0], uint64(crc32.ChecksumIEEE(data)), 10)
+	n := len(b)
+	b = strconv.AppendInt(b, int64(len(data)), 10)
+	both := string(b)
+	cl.setHeader(h, hdrCRC32, both[:n])
+	cl.setHeader(h, hdrContentLength, both[n:])
 	c.Response().WriteHeader(status)
 	_, err := c.Response().Write(data)
 	return err
@@ -418,16 +453,30 @@ func regionOf(r *http.Request) string {
 		if j := strings.IndexAny(cred, ", "); j >= 0 {
 			cred = cred[:j]
 		}
-		parts := strings.Split(cred, "/")
-		if len(parts) >= 3 && parts[2] != "" {
-			return parts[2]
+		// The third of the scope's parts.
+		_, rest, ok1 := strings.Cut(cred, "/")
+		_, rest, ok2 := strings.Cut(rest, "/")
+		region, _, _ := strings.Cut(rest, "/")
+		if ok1 && ok2 && region != "" {
+			return region
 		}
 	}
 	return "us-east-1"
 }
 
+// newRequestID is 32 upper-case hex digits, random. An id names a request
+// in logs; nothing depends on its being unpredictable, so it comes from
+// the runtime's per-thread generator (ChaCha8 seeded by the system) rather
+// than from crypto/rand, a system call per request.
 func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return strings.ToUpper(hex.EncodeToString(b[:]))
+	const digits = "0123456789ABCDEF"
+	var b [32]byte
+	hi, lo := rand.Uint64(), rand.Uint64()
+	for i := range 16 {
+		b[15-i] = digits[hi&0xF]
+		b[31-i] = digits[lo&0xF]
+		hi >>= 4
+		lo >>= 4
+	}
+	return string(b[:])
 }

@@ -19,11 +19,57 @@ type serverMetrics struct {
 	latency  *metrics.HistogramVec
 	errors   *metrics.CounterVec
 	inFlight atomic.Int64
+	// byOp holds each operation's request series, resolved on first use
+	// so a request pays no label lookup; read-only after construction.
+	byOp map[string]*opSeries
+}
+
+// The outcomes a request is counted under, in opSeries' order.
+var outcomes = [...]string{"success", "client_error", "throttled", "server_error"}
+
+const (
+	outcomeSuccess = iota
+	outcomeClientError
+	outcomeThrottled
+	outcomeServerError
+)
+
+// opSeries are one operation's series by outcome, created on first use
+// (a series exists in /metrics once a request was counted in it).
+type opSeries [len(outcomes)]atomic.Pointer[outcomeSeries]
+
+type outcomeSeries struct {
+	requests metrics.Counter
+	latency  metrics.Observer
+}
+
+// observe counts one request of op (an operation name or "unknown") with
+// its outcome and latency.
+func (m *serverMetrics) observe(op string, outcome int, seconds float64) {
+	ops := m.byOp[op]
+	if ops == nil { // not an operation name: never, but keep the count
+		m.requests.Inc(op, outcomes[outcome])
+		m.latency.Observe(seconds, op, outcomes[outcome])
+		return
+	}
+	se := ops[outcome].Load()
+	if se == nil {
+		se = &outcomeSeries{m.requests.Series(op, outcomes[outcome]), m.latency.Series(op, outcomes[outcome])}
+		ops[outcome].Store(se) // a race stores the same series twice
+	}
+	se.requests.Inc()
+	se.latency.Observe(seconds)
 }
 
 func newServerMetrics(s *Server) *serverMetrics {
 	reg := metrics.NewRegistry()
-	m := &serverMetrics{reg: reg}
+	m := &serverMetrics{reg: reg, byOp: map[string]*opSeries{"unknown": {}}}
+	for op := range s.ops {
+		m.byOp[op] = &opSeries{}
+	}
+	for op := range s.streamOps {
+		m.byOp[op] = &opSeries{}
+	}
 	m.requests = reg.NewCounterVec("dynamopg_requests_total",
 		"DynamoDB API requests by operation and outcome (success, client_error, throttled, server_error).", "operation", "outcome")
 	m.latency = reg.NewHistogramVec("dynamopg_request_duration_seconds",

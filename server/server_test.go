@@ -82,9 +82,9 @@ func TestFaultMapping(t *testing.T) {
 func TestContextHandler(t *testing.T) {
 	var b strings.Builder
 	log := slog.New(ContextHandler{slog.NewTextHandler(&b, nil)})
-	ctx := withLogAttrs(context.Background(), slog.String("request_id", "ABC"))
+	ctx := &requestCtx{Context: context.Background(), cl: &call{id: "ABC", op: "GetItem"}}
 	log.InfoContext(ctx, "inner")
-	if !strings.Contains(b.String(), "request_id=ABC") {
+	if !strings.Contains(b.String(), "request_id=ABC op=GetItem") {
 		t.Errorf("got %q", b.String())
 	}
 }

@@ -32,7 +32,7 @@ var profCategories = func() []profCategory {
 		{"crc32", `hash/crc32`},
 		{"logging (slog)", `log/slog`},
 		{"metrics", `server/metrics|serverMetrics|opsMetrics`},
-		{"context, timers", `^context\.|server\.withLogAttrs|time\.AfterFunc|time\.NewTimer|runtime\.(addtimer|deltimer|modtimer)|\(\*timer\)`},
+		{"context, timers", `^context\.|server\.\(\*requestCtx\)|time\.AfterFunc|time\.NewTimer|runtime\.(addtimer|deltimer|modtimer)|\(\*timer\)`},
 		{"api: request checks (table name regexp, options)", `server/api\.(checkName|checkTableRef|validate)|^regexp`},
 		{"api: table cache", `server/api\.\(\*API\)\.tableFor`},
 		{"store (Go code of pgstore, sqlitestore)", `server/store/`},

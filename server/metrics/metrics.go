@@ -86,6 +86,17 @@ func (c *CounterVec) Add(delta float64, values ...string) {
 // Inc adds one.
 func (c *CounterVec) Inc(values ...string) { c.vec.WithLabelValues(values...).Inc() }
 
+// Counter is one series of a CounterVec, resolved once: updating it costs
+// no label lookup.
+type Counter interface {
+	Inc()
+	Add(float64)
+}
+
+// Series returns the series with the label values (in label order),
+// creating it (it is exposed from then on).
+func (c *CounterVec) Series(values ...string) Counter { return c.vec.WithLabelValues(values...) }
+
 // DefaultBuckets are latency buckets in seconds, from 1 ms to 10 s.
 var DefaultBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
@@ -103,6 +114,12 @@ func (r *Registry) NewHistogramVec(name, help string, buckets []float64, labels 
 func (h *HistogramVec) Observe(v float64, values ...string) {
 	h.vec.WithLabelValues(values...).Observe(v)
 }
+
+// Observer is one series of a HistogramVec, resolved once.
+type Observer interface{ Observe(float64) }
+
+// Series returns the series with the label values, creating it.
+func (h *HistogramVec) Series(values ...string) Observer { return h.vec.WithLabelValues(values...) }
 
 // ---------------------------------------------------------------------------
 // Families read at scrape time
