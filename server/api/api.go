@@ -4,12 +4,12 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
@@ -111,7 +111,10 @@ func (a *API) Call(ctx context.Context, op string, r *Request) (any, error) {
 // decode unmarshals a request body, translating decoding failures into the
 // service's SerializationException or ValidationException.
 func decode(body []byte, v any) error {
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if fastDecode(body, v) {
+		return nil
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
 	err := json.Unmarshal(body, v)

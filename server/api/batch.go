@@ -30,12 +30,16 @@ type batchGetInput struct {
 }
 
 type writeRequest struct {
-	PutRequest *struct {
-		Item attr.Item `json:"Item"`
-	} `json:"PutRequest"`
-	DeleteRequest *struct {
-		Key attr.Item `json:"Key"`
-	} `json:"DeleteRequest"`
+	PutRequest    *putRequest    `json:"PutRequest"`
+	DeleteRequest *deleteRequest `json:"DeleteRequest"`
+}
+
+type putRequest struct {
+	Item attr.Item `json:"Item"`
+}
+
+type deleteRequest struct {
+	Key attr.Item `json:"Key"`
 }
 
 type batchWriteInput struct {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"sort"
 
@@ -59,8 +58,10 @@ func exprContext(p exprParams, usesExpr bool, values valueUse) (*expr.Context, e
 		sort.Strings(keys)
 		vals = make(map[string]attr.Value, len(keys))
 		for _, k := range keys {
+			// A RawMessage holds well-formed JSON (the request was), so
+			// json.Unmarshal would only hand it to UnmarshalJSON.
 			var v attr.Value
-			if err := json.Unmarshal(p.ExpressionAttributeValues[k], &v); err != nil {
+			if err := v.UnmarshalJSON(p.ExpressionAttributeValues[k]); err != nil {
 				var ae *attr.Error
 				if errors.As(err, &ae) && ae.Serialization {
 					return nil, SerializationError(ae.Msg)
