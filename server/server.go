@@ -67,8 +67,11 @@ type Server struct {
 	// streamOps are the operations of the Streams API (streamsTarget).
 	streamOps map[string]bool
 	slots     chan struct{} // nil when MaxInFlight is 0
-	m         *serverMetrics
-	lines     *lineLimiter // limits repeated "request failed" lines
+	// serve is the middleware and the routing every request goes through
+	// (ServeHTTP), composed once.
+	serve echo.HandlerFunc
+	m     *serverMetrics
+	lines *lineLimiter // limits repeated "request failed" lines
 }
 
 // New builds the HTTP server over a store with default settings (no
@@ -98,7 +101,14 @@ func NewWithConfig(st store.Store, log *slog.Logger, cfg Config) *Server {
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.protocolError
-	s.echo.Pre(s.cors, s.headerLimit)
+	// CORS and the header limit run before routing, for every path and
+	// method, as Echo's Pre middleware would; Echo builds that chain again
+	// for each request (three closures), so ServeHTTP runs it built once.
+	s.serve = s.cors(s.headerLimit(func(c echo.Context) error {
+		r := c.Request()
+		s.echo.Router().Find(r.Method, echo.GetPath(r), c)
+		return c.Handler()(c)
+	}))
 	s.echo.POST("/", s.handle)
 	s.echo.GET("/health", s.health)
 	s.echo.GET("/ready", s.ready)
@@ -108,9 +118,20 @@ func NewWithConfig(st store.Store, log *slog.Logger, cfg Config) *Server {
 }
 
 // Handler exposes the server as an http.Handler (tests, custom listeners).
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s }
 
-// Echo exposes the underlying Echo instance for Start/Shutdown.
+// ServeHTTP is Echo's ServeHTTP with the middleware chain built once.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := s.echo.AcquireContext()
+	c.Reset(r, w)
+	if err := s.serve(c); err != nil {
+		s.echo.HTTPErrorHandler(err, c)
+	}
+	s.echo.ReleaseContext(c)
+}
+
+// Echo exposes the underlying Echo instance (its routes; serve requests
+// through Handler, which adds CORS and the header limit).
 func (s *Server) Echo() *echo.Echo { return s.echo }
 
 // health answers while the process runs.

@@ -22,13 +22,24 @@ import (
 const staleReruns = 3
 
 // tableUse records the tables one run of a request read from the cache.
+// It is the run's context (its Value answers tableUseKey), so a request
+// pays one allocation for it.
 type tableUse struct {
+	context.Context
 	mu     sync.Mutex
 	names  []string
-	cached bool // one of them came from memory, not from the catalog
+	small  [2]string // names' first backing array
+	cached bool      // one of them came from memory, not from the catalog
 }
 
 type tableUseKey struct{}
+
+func (u *tableUse) Value(key any) any {
+	if _, ok := key.(tableUseKey); ok {
+		return u
+	}
+	return u.Context.Value(key)
+}
 
 func (u *tableUse) add(name string, cached bool) {
 	u.mu.Lock()
@@ -58,8 +69,9 @@ func (a *API) tableFor(ctx context.Context, name string) (*store.Table, error) {
 // it failed in a way an out-of-date cached description explains.
 func (a *API) callWithTables(ctx context.Context, h handler, r *Request) (any, error) {
 	for run := 0; ; run++ {
-		u := &tableUse{}
-		out, err := h(context.WithValue(ctx, tableUseKey{}, u), r)
+		u := &tableUse{Context: ctx}
+		u.names = u.small[:0]
+		out, err := h(u, r)
 		if err == nil || run == staleReruns || !staleExplains(err, u) {
 			return out, err
 		}
