@@ -15,7 +15,7 @@ const msgMapKeys = "Map keys must satisfy constraint: [Member must have length l
 
 // badTableKey reports whether a RequestItems key breaks the table name rules.
 func badTableKey(n string) bool {
-	return len(n) < 3 || len(n) > 255 || !namePattern.MatchString(n)
+	return len(n) < 3 || len(n) > 255 || !validName(n)
 }
 
 // requestItemsEcho renders the RequestItems map for a message as the

@@ -1,11 +1,23 @@
 package api
 
-import (
-	"regexp"
-	"strconv"
-)
+import "strconv"
 
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
+// validName reports whether n matches the pattern a table or index name
+// must match, [a-zA-Z0-9_.-]+ (without a regexp, which cost 1% of a
+// request's CPU; TestValidName compares the two).
+func validName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		switch c := n[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // checkName records the service's constraints on a table or index name.
 func checkName(c *constraintErrors, name *string, path string, required bool) {
@@ -16,7 +28,7 @@ func checkName(c *constraintErrors, name *string, path string, required bool) {
 		return
 	}
 	n := *name
-	if !namePattern.MatchString(n) {
+	if !validName(n) {
 		c.add(&n, path, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
 	}
 	if len(n) < 3 {
