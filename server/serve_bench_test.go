@@ -59,22 +59,27 @@ func BenchmarkServe(b *testing.B) {
 	for _, w := range []struct {
 		name, op string
 		body     func(i int) string
+		status   string // of the answers, when not 200
 	}{
 		{"put", "PutItem", func(int) string {
 			seq++
 			return `{"TableName":"bench","Item":` + item("n"+strconv.Itoa(seq)) + `}`
-		}},
+		}, ""},
 		{"get", "GetItem", func(i int) string {
 			return `{"TableName":"bench","Key":{"pk":{"S":"k` + fmt.Sprintf("%04d", i%keys) + `"},"sk":{"S":"s"}}}`
-		}},
+		}, ""},
 		{"update", "UpdateItem", func(i int) string {
 			return `{"TableName":"bench","Key":{"pk":{"S":"k` + fmt.Sprintf("%04d", i%keys) + `"},"sk":{"S":"s"}},` +
 				`"UpdateExpression":"SET n = :n","ExpressionAttributeValues":{":n":{"N":"` + strconv.Itoa(i) + `"}}}`
-		}},
+		}, ""},
 		{"condput", "PutItem", func(int) string {
 			seq++
 			return `{"TableName":"bench","Item":` + item("c"+strconv.Itoa(seq)) + `,"ConditionExpression":"attribute_not_exists(pk)"}`
-		}},
+		}, ""},
+		// A refusal: ResourceNotFoundException.
+		{"notfound", "GetItem", func(i int) string {
+			return `{"TableName":"nope","Key":{"pk":{"S":"k"},"sk":{"S":"s"}}}`
+		}, "400"},
 	} {
 		b.Run(w.name, func(b *testing.B) {
 			// The bodies are built first: their allocations are the client's.
@@ -85,7 +90,7 @@ func BenchmarkServe(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				c.send(b, bodies[i%len(bodies)])
+				c.sendWant(b, bodies[i%len(bodies)], w.status)
 				i++
 			}
 		})
@@ -118,7 +123,13 @@ func (c *rawClient) request(op, body string) []byte {
 func (c *rawClient) call(b *testing.B, op, body string) { c.send(b, c.request(op, body)) }
 
 // send writes one request and reads its response, which must be a 200.
-func (c *rawClient) send(b *testing.B, req []byte) {
+func (c *rawClient) send(b *testing.B, req []byte) { c.sendWant(b, req, "") }
+
+// sendWant is send for a response of the status given ("" for 200).
+func (c *rawClient) sendWant(b *testing.B, req []byte, status string) {
+	if status == "" {
+		status = "200"
+	}
 	if _, err := c.conn.Write(req); err != nil {
 		b.Fatal(err)
 	}
@@ -126,7 +137,7 @@ func (c *rawClient) send(b *testing.B, req []byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ok := bytes.HasPrefix(line, []byte("HTTP/1.1 200 "))
+	ok := bytes.HasPrefix(line, []byte("HTTP/1.1 "+status+" "))
 	n := -1
 	for {
 		h, err := c.r.ReadSlice('\n')

@@ -9,7 +9,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"log/slog"
@@ -416,11 +415,17 @@ func (s *Server) writeError(c echo.Context, cl *call, e *api.Error) error {
 	for k, v := range e.Extra {
 		body[k] = v
 	}
-	data, err := json.Marshal(body)
+	// appendResponse writes what json.Marshal would, without reflection
+	// for the maps and items of an error body: a refusal under overload
+	// should cost little.
+	buf := getResponseBuffer()
+	data, err := appendResponse(*buf, body)
 	if err != nil {
-		data = []byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError"}`)
+		data = append(data[:0], `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError"}`...)
 	}
-	return writeJSON(c, cl, e.Status, data)
+	err = writeJSON(c, cl, e.Status, data)
+	putResponseBuffer(buf, data)
+	return err
 }
 
 // writeJSON writes the response: its headers and body in one write, with
