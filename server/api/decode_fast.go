@@ -7,7 +7,8 @@ import (
 )
 
 // The hot operations' requests (PutItem, GetItem, UpdateItem, DeleteItem,
-// Query, Scan, BatchWriteItem) decoded by hand in one pass over the body
+// Query, Scan, BatchWriteItem, BatchGetItem, TransactWriteItems,
+// TransactGetItems) decoded by hand in one pass over the body
 // (attr.Reader), rather than by encoding/json, which validates the whole
 // body, then walks it by reflection, then hands each item to
 // (*attr.Item).UnmarshalJSON, which reads it twice more.
@@ -99,6 +100,24 @@ func fastDecode(body []byte, v any) bool {
 			return false
 		}
 		*in = out
+	case *batchGetInput:
+		var out batchGetInput
+		if !attr.ReadObject(body, out.member(new(fields))) {
+			return false
+		}
+		*in = out
+	case *transactWriteInput:
+		var out transactWriteInput
+		if !attr.ReadObject(body, out.member(new(fields))) {
+			return false
+		}
+		*in = out
+	case *transactGetInput:
+		var out transactGetInput
+		if !attr.ReadObject(body, out.member(new(fields))) {
+			return false
+		}
+		*in = out
 	default:
 		return false
 	}
@@ -138,6 +157,14 @@ const (
 	fRequestItems
 	fPutRequest
 	fDeleteRequest
+	fKeys
+	fTransactItems
+	fClientRequestToken
+	fConditionCheck
+	fPut
+	fDelete
+	fUpdate
+	fGet
 )
 
 // first reports whether the member is read for the first time.
@@ -327,4 +354,182 @@ func (wr *writeRequest) read(r *attr.Reader) bool {
 		}
 		return false
 	})
+}
+
+// member reads the members of a BatchGetItem.
+func (b *batchGetInput) member(f *fields) func(name []byte, r *attr.Reader) bool {
+	return func(name []byte, r *attr.Reader) bool {
+		switch string(name) {
+		case "ReturnConsumedCapacity":
+			return f.first(fReturnConsumedCapacity) && str(&b.ReturnConsumedCapacity, r)
+		case "RequestItems":
+			if !f.first(fRequestItems) {
+				return false
+			}
+			m := map[string]batchGetTable{}
+			b.RequestItems = m
+			return r.Object(func(name []byte, r *attr.Reader) bool {
+				var t batchGetTable
+				ok := t.read(r)
+				m[string(name)] = t
+				return ok
+			})
+		}
+		return false
+	}
+}
+
+// read reads one table's keys and options of a BatchGetItem.
+func (t *batchGetTable) read(r *attr.Reader) bool {
+	var f fields
+	return r.Object(func(name []byte, r *attr.Reader) bool {
+		switch string(name) {
+		case "Keys":
+			if !f.first(fKeys) {
+				return false
+			}
+			t.Keys = []attr.Item{}
+			return r.Array(func(r *attr.Reader) bool {
+				k, ok := r.Item()
+				t.Keys = append(t.Keys, k)
+				return ok
+			})
+		case "ProjectionExpression":
+			return f.first(fProjectionExpression) && str(&t.ProjectionExpression, r)
+		case "ConsistentRead":
+			return f.first(fConsistentRead) && boolean(&t.ConsistentRead, r)
+		case "AttributesToGet":
+			return f.first(fAttributesToGet) && strs(&t.AttributesToGet, r)
+		}
+		return t.exprParams.member(&f, name, r)
+	})
+}
+
+// member reads the members of a TransactWriteItems.
+func (t *transactWriteInput) member(f *fields) func(name []byte, r *attr.Reader) bool {
+	return func(name []byte, r *attr.Reader) bool {
+		switch string(name) {
+		case "ClientRequestToken":
+			return f.first(fClientRequestToken) && str(&t.ClientRequestToken, r)
+		case "ReturnConsumedCapacity":
+			return f.first(fReturnConsumedCapacity) && str(&t.ReturnConsumedCapacity, r)
+		case "ReturnItemCollectionMetrics":
+			return f.first(fReturnItemCollectionMetrics) && str(&t.ReturnItemCollectionMetrics, r)
+		case "TransactItems":
+			if !f.first(fTransactItems) {
+				return false
+			}
+			t.TransactItems = []transactWriteItem{}
+			return r.Array(func(r *attr.Reader) bool {
+				var it transactWriteItem
+				ok := it.read(r)
+				t.TransactItems = append(t.TransactItems, it)
+				return ok
+			})
+		}
+		return false
+	}
+}
+
+// read reads one action of a TransactWriteItems.
+func (it *transactWriteItem) read(r *attr.Reader) bool {
+	var f fields
+	return r.Object(func(name []byte, r *attr.Reader) bool {
+		switch string(name) {
+		case "ConditionCheck":
+			if !f.first(fConditionCheck) {
+				return false
+			}
+			it.ConditionCheck = &txCommon{}
+			var g fields
+			return r.Object(func(name []byte, r *attr.Reader) bool { return it.ConditionCheck.member(&g, name, r) })
+		case "Delete":
+			if !f.first(fDelete) {
+				return false
+			}
+			it.Delete = &txCommon{}
+			var g fields
+			return r.Object(func(name []byte, r *attr.Reader) bool { return it.Delete.member(&g, name, r) })
+		case "Put":
+			if !f.first(fPut) {
+				return false
+			}
+			it.Put = &txPut{}
+			var g fields
+			return r.Object(func(name []byte, r *attr.Reader) bool {
+				if string(name) == "Item" {
+					return g.first(fItem) && item(&it.Put.Item, r)
+				}
+				return it.Put.txCommon.member(&g, name, r)
+			})
+		case "Update":
+			if !f.first(fUpdate) {
+				return false
+			}
+			it.Update = &txUpdate{}
+			var g fields
+			return r.Object(func(name []byte, r *attr.Reader) bool {
+				if string(name) == "UpdateExpression" {
+					return g.first(fUpdateExpression) && str(&it.Update.UpdateExpression, r)
+				}
+				return it.Update.txCommon.member(&g, name, r)
+			})
+		}
+		return false
+	})
+}
+
+// member reads the members the actions of a transaction share.
+func (c *txCommon) member(f *fields, name []byte, r *attr.Reader) bool {
+	switch string(name) {
+	case "TableName":
+		return f.first(fTableName) && str(&c.TableName, r)
+	case "ConditionExpression":
+		return f.first(fConditionExpression) && str(&c.ConditionExpression, r)
+	case "ReturnValuesOnConditionCheckFailure":
+		return f.first(fReturnValuesOnConditionCheckFailure) && str(&c.ReturnValuesOnConditionCheckFailure, r)
+	case "Key":
+		return f.first(fKey) && item(&c.Key, r)
+	}
+	return c.exprParams.member(f, name, r)
+}
+
+// member reads the members of a TransactGetItems.
+func (t *transactGetInput) member(f *fields) func(name []byte, r *attr.Reader) bool {
+	return func(name []byte, r *attr.Reader) bool {
+		switch string(name) {
+		case "ReturnConsumedCapacity":
+			return f.first(fReturnConsumedCapacity) && str(&t.ReturnConsumedCapacity, r)
+		case "TransactItems":
+			if !f.first(fTransactItems) {
+				return false
+			}
+			t.TransactItems = []transactGetItem{}
+			return r.Array(func(r *attr.Reader) bool {
+				var it transactGetItem
+				var g fields
+				ok := r.Object(func(name []byte, r *attr.Reader) bool {
+					if string(name) != "Get" || !g.first(fGet) {
+						return false
+					}
+					it.Get = &txGet{}
+					var h fields
+					return r.Object(func(name []byte, r *attr.Reader) bool {
+						switch string(name) {
+						case "TableName":
+							return h.first(fTableName) && str(&it.Get.TableName, r)
+						case "Key":
+							return h.first(fKey) && item(&it.Get.Key, r)
+						case "ProjectionExpression":
+							return h.first(fProjectionExpression) && str(&it.Get.ProjectionExpression, r)
+						}
+						return it.Get.exprParams.member(&h, name, r)
+					})
+				})
+				t.TransactItems = append(t.TransactItems, it)
+				return ok
+			})
+		}
+		return false
+	}
 }

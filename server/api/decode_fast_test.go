@@ -72,6 +72,19 @@ var fastDecodeCorpus = []string{
 	`{"RequestItems":{"t":[{"PutRequest":{"Item":{"pk":{"S":"b"}},"Extra":1}}]}}`,
 	`{"RequestItems":{"t":{"PutRequest":{}}}}`,
 	`{"TableName":"t","Item":{"a":{"L":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}}`,
+	`{"RequestItems":{"t":{"Keys":[{"pk":{"S":"a"},"sk":{"N":"1"}},{"pk":{"S":"b"}}],"AttributesToGet":["pk"],"ConsistentRead":true},"u":{"Keys":[],"ProjectionExpression":"#a","ExpressionAttributeNames":{"#a":"a"}}},"ReturnConsumedCapacity":"TOTAL"}`,
+	`{"RequestItems":{"t":{"Keys":[{"pk":{"S":"a"}}]},"t":{"Keys":[{"pk":{"S":"b"}}]}}}`,
+	`{"RequestItems":{"t":{"Keys":[{"pk":{"S":"a"}}],"Keys":[{"pk":{"S":"b"}}]}}}`,
+	`{"RequestItems":{"t":{"Keys":null}}}`, `{"RequestItems":{"t":{"Keys":[null]}}}`, `{"RequestItems":{"t":{}}}`,
+	`{"TransactItems":[{"ConditionCheck":{"TableName":"t","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"ConditionExpression":"attribute_not_exists(pk)"}},{"Update":{"TableName":"t","Key":{"pk":{"S":"b"},"sk":{"N":"2"}},"UpdateExpression":"SET x = :v","ExpressionAttributeValues":{":v":{"BS":["AQ=="]}},"ReturnValuesOnConditionCheckFailure":"ALL_OLD"}},{"Put":{"TableName":"t","Item":{"pk":{"S":"c"}},"ConditionExpression":"#n <> :z","ExpressionAttributeNames":{"#n":"n"},"ExpressionAttributeValues":{":z":{"N":"0"}}}},{"Delete":{"TableName":"t","Key":{"pk":{"S":"d"}}}}],"ClientRequestToken":"tok","ReturnConsumedCapacity":"INDEXES","ReturnItemCollectionMetrics":"SIZE"}`,
+	`{"TransactItems":[]}`, `{"TransactItems":[{}]}`, `{"TransactItems":[{"Put":{}}]}`, `{"TransactItems":null}`, `{"TransactItems":[null]}`,
+	`{"TransactItems":[{"Put":{"TableName":"t","Item":{"pk":{"S":"c"}}},"Delete":{"TableName":"t","Key":{"pk":{"S":"d"}}}}]}`,
+	`{"TransactItems":[{"Put":{"TableName":"t","Item":{"pk":{"S":"c"}},"Item":{"pk":{"S":"d"}}}}]}`,
+	`{"TransactItems":[{"Put":{"TableName":"t","Item":{"pk":{"S":"c"}}},"Put":{"TableName":"u"}}]}`,
+	`{"TransactItems":[{"Put":{"TableName":"t","Item":{"pk":{"S":"c"}},"UpdateExpression":"SET a = :a"}}]}`,
+	`{"TransactItems":[{"Get":{"TableName":"t","Key":{"pk":{"S":"a"}},"ProjectionExpression":"#a","ExpressionAttributeNames":{"#a":"a"}}},{"Get":{"TableName":"u","Key":{"pk":{"S":"b"}}}}],"ReturnConsumedCapacity":"TOTAL"}`,
+	`{"TransactItems":[{"Get":{"TableName":"t","Key":{"pk":{"S":"a"}}},"Get":{"TableName":"u"}}]}`,
+	`{"TransactItems":[{"Get":null}]}`, `{"TransactItems":[{"Get":{"TableName":"t","ConditionExpression":"x"}}]}`,
 }
 
 // deep nests M 40 levels: the service's limit is 32.
@@ -87,6 +100,9 @@ func fastDecodeTargets() []func() any {
 		func() any { return new(deleteItemInput) },
 		func() any { return new(queryInput) },
 		func() any { return new(batchWriteInput) },
+		func() any { return new(batchGetInput) },
+		func() any { return new(transactWriteInput) },
+		func() any { return new(transactGetInput) },
 	}
 }
 
@@ -133,6 +149,9 @@ func TestFastDecode(t *testing.T) {
 		{`{"TableName":"t","Key":{"pk":{"S":"a"},"sk":{"S":"s"}},"UpdateExpression":"SET n = :n","ExpressionAttributeValues":{":n":{"N":"7"}},"ReturnValues":"ALL_NEW"}`, new(updateItemInput)},
 		{`{"TableName":"t","Segment":1,"TotalSegments":3,"Select":"COUNT"}`, new(queryInput)},
 		{`{"RequestItems":{"t":[{"PutRequest":{"Item":{"pk":{"S":"b"},"sk":{"N":"2"}}}},{"DeleteRequest":{"Key":{"pk":{"S":"a"},"sk":{"N":"1"}}}}],"u":[]},"ReturnConsumedCapacity":"TOTAL","ReturnItemCollectionMetrics":"SIZE"}`, new(batchWriteInput)},
+		{`{"RequestItems":{"t":{"Keys":[{"pk":{"S":"a"},"sk":{"N":"1"}},{"pk":{"S":"b"}}],"AttributesToGet":["pk"],"ConsistentRead":true},"u":{"Keys":[],"ProjectionExpression":"#a","ExpressionAttributeNames":{"#a":"a"}}},"ReturnConsumedCapacity":"TOTAL"}`, new(batchGetInput)},
+		{`{"TransactItems":[{"ConditionCheck":{"TableName":"t","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"ConditionExpression":"attribute_not_exists(pk)"}},{"Update":{"TableName":"t","Key":{"pk":{"S":"b"},"sk":{"N":"2"}},"UpdateExpression":"SET x = :v","ExpressionAttributeValues":{":v":{"BS":["AQ=="]}},"ReturnValuesOnConditionCheckFailure":"ALL_OLD"}},{"Put":{"TableName":"t","Item":{"pk":{"S":"c"}},"ConditionExpression":"#n <> :z","ExpressionAttributeNames":{"#n":"n"},"ExpressionAttributeValues":{":z":{"N":"0"}}}},{"Delete":{"TableName":"t","Key":{"pk":{"S":"d"}}}}],"ClientRequestToken":"tok","ReturnConsumedCapacity":"INDEXES","ReturnItemCollectionMetrics":"SIZE"}`, new(transactWriteInput)},
+		{`{"TransactItems":[{"Get":{"TableName":"t","Key":{"pk":{"S":"a"}},"ProjectionExpression":"#a","ExpressionAttributeNames":{"#a":"a"}}},{"Get":{"TableName":"u","Key":{"pk":{"S":"b"}}}}],"ReturnConsumedCapacity":"TOTAL"}`, new(transactGetInput)},
 	} {
 		if !fastDecode([]byte(tc.body), tc.v) {
 			t.Errorf("%T %s: not taken by the fast path", tc.v, tc.body)
@@ -152,17 +171,24 @@ func FuzzFastDecode(f *testing.F) {
 	})
 }
 
-// BenchmarkDecodeRequest: the PutItem and UpdateItem bodies of
-// cmd/dynamobench, through decode (the fast path) and json.Unmarshal.
+// BenchmarkDecodeRequest: the PutItem, UpdateItem and TransactWriteItems
+// bodies of cmd/dynamobench, through decode (the fast path) and
+// json.Unmarshal.
 func BenchmarkDecodeRequest(b *testing.B) {
 	put := []byte(`{"TableName":"bench","Item":{"pk":{"S":"n123"},"sk":{"S":"s"},"g":{"S":"g"},"g2":{"S":"g"},"n":{"N":"1"},"data":{"S":"` +
 		strings.Repeat("x", 900) + `"}},"ConditionExpression":"attribute_not_exists(pk)"}`)
 	update := []byte(`{"TableName":"bench","Key":{"pk":{"S":"k0042"},"sk":{"S":"s"}},"UpdateExpression":"SET n = :n","ExpressionAttributeValues":{":n":{"N":"123456"}}}`)
+	itemJSON := `{"pk":{"S":"n123"},"sk":{"S":"s"},"g":{"S":"g"},"g2":{"S":"g"},"n":{"N":"1"},"data":{"S":"` + strings.Repeat("x", 900) + `"}}`
+	transact := []byte(`{"TransactItems":[` + strings.TrimSuffix(strings.Repeat(`{"Put":{"TableName":"bench","Item":`+itemJSON+`}},`, 4), ",") + `]}`)
 	for _, tc := range []struct {
 		name string
 		body []byte
 		v    func() any
-	}{{"put", put, func() any { return new(putItemInput) }}, {"update", update, func() any { return new(updateItemInput) }}} {
+	}{
+		{"put", put, func() any { return new(putItemInput) }},
+		{"update", update, func() any { return new(updateItemInput) }},
+		{"transact4", transact, func() any { return new(transactWriteInput) }},
+	} {
 		b.Run(tc.name+"/decode", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -41,13 +41,15 @@ type transactWriteInput struct {
 	ReturnItemCollectionMetrics *string             `json:"ReturnItemCollectionMetrics"`
 }
 
+type txGet struct {
+	exprParams
+	TableName            *string   `json:"TableName"`
+	Key                  attr.Item `json:"Key"`
+	ProjectionExpression *string   `json:"ProjectionExpression"`
+}
+
 type transactGetItem struct {
-	Get *struct {
-		exprParams
-		TableName            *string   `json:"TableName"`
-		Key                  attr.Item `json:"Key"`
-		ProjectionExpression *string   `json:"ProjectionExpression"`
-	} `json:"Get"`
+	Get *txGet `json:"Get"`
 }
 
 type transactGetInput struct {
