@@ -50,6 +50,28 @@ BEGIN
 END;
 $$;
 
+-- catalog_refused raises what an item write's statement (item_write_sql)
+-- must raise when it found the catalog row of table p_table absent,
+-- DELETING, or at a version other than p_version (the caller's
+-- description): undefined_table, or DPG01 (pgstore's ErrStaleTable). The
+-- statements call it only then: the write path runs no PL/pgSQL.
+CREATE OR REPLACE FUNCTION dynamopg.catalog_refused(p_table bigint, p_version bigint)
+RETURNS jsonb
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    v_version bigint;
+BEGIN
+    SELECT t.version INTO v_version FROM dynamopg.tables t
+     WHERE t.id = p_table AND t.status <> 'DELETING';
+    IF v_version IS NULL THEN
+        RAISE EXCEPTION 'dynamopg: table % not found (or DELETING)', p_table
+            USING ERRCODE = 'undefined_table';
+    END IF;
+    RAISE EXCEPTION 'dynamopg: table % is at catalog version %, not %', p_table, v_version, p_version
+        USING ERRCODE = 'DPG01';
+END;
+$$;
+
 -- tables_version counts the changes of a catalog row: a new description or
 -- status is a new version (a trigger, so that every writer of the catalog,
 -- Go or PL/pgSQL, counts).

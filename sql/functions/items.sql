@@ -106,19 +106,25 @@ $$;
 -- table and connection, as it does item_get_sql, and pipelines each write
 -- with index_write_sql's statements for the sync indexes, the queue row for
 -- the async ones and, when the table's stream is enabled, the record, in
--- one transaction. Each statement that opens a write reads the catalog
--- first through table_def (its own ROW SHARE statement, the row FOR KEY
--- SHARE, the version check), gating the item's row lock on it. The texts
--- depend only on the table's id and key schema, which never change; a
--- table whose indexes or stream change is a new catalog version, which the
--- statements' version check refuses (DPG01).
+-- one transaction. Each statement that opens a write reads the catalog row
+-- first, FOR KEY SHARE (CTE c), and gates the item's row lock on its
+-- version being the caller's; a different version, or no row (the table
+-- gone or DELETING), is raised by catalog_refused (DPG01, undefined_table),
+-- which runs only then, so the statement writes nothing. The catalog read
+-- is part of the statement rather than a table_def call (no PL/pgSQL on the
+-- write path): PostgreSQL takes a statement's relation locks (here ROW
+-- SHARE on dynamopg.tables, for the FOR KEY SHARE) when it binds the plan,
+-- before it takes the statement's snapshot, which is what the catalog
+-- barrier relies on (docs/index-build.md). The texts depend only on the
+-- table's id and key schema, which never change; a table whose indexes or
+-- stream change is a new catalog version, which the version check refuses.
 --
 --   lock_sql     $1 key, $2 version: the item FOR UPDATE (NULL: absent);
 --                ItemWrite's and ItemTransact's first statement
 --   put_sql      $1 item, $2 size, $3 key hash (store.KeyHash), $4 version:
---                the blind put; the item replaced (NULL: none), or 40001
---                when the insert lost to a concurrent inserter (nothing
---                written)
+--                the blind put, one upsert; the item replaced (NULL: none),
+--                or 40001 when the insert lost to a concurrent inserter
+--                (nothing written)
 --   remove_sql   $1 key, $2 version: the blind delete; the item deleted
 --   insert_sql   $1 item, $2 size, $3 key hash: an insert after lock_sql in
 --                the transaction; 40001 when the key is taken
@@ -144,30 +150,37 @@ DECLARE
     v_id    bigint := (p_def->>'id')::bigint;
     v_rel   text := format('dynamopg_data.%I', 't_' || v_id);
     v_cols  text := dynamopg.build_key_cols(p_def);
-    v_def   text := format('dynamopg.table_def(%s, true, %%s::bigint)', v_id);
+    v_cat   text := format('c AS MATERIALIZED (SELECT t.version FROM dynamopg.tables t '
+                           'WHERE t.id = %s AND t.status <> ''DELETING'' FOR KEY SHARE)', v_id);
     v_where text := dynamopg.key_where_sql(p_def, '$1::jsonb');
     v_put   text;
     v_putr  text;
     v_rm    text;
+    v_rmr   text;
 BEGIN
     lock_sql := format(
-        'SELECT (SELECT d.item FROM %s d WHERE %s FOR UPDATE) AS item '
-        'FROM (SELECT %s AS def) c',
-        v_rel, v_where, format(v_def, '$2'));
-    -- The blind put's CTEs and its result; put_stream_sql adds a CTE. The
-    -- record of a put whose insert lost is undone with the rest: the
-    -- statement raises.
+        'WITH %s SELECT CASE WHEN c.version = $2::bigint '
+        'THEN (SELECT d.item FROM %s d WHERE %s FOR UPDATE) '
+        'ELSE dynamopg.catalog_refused(%s, $2::bigint) END AS item '
+        'FROM (SELECT) one LEFT JOIN c ON true',
+        v_cat, v_rel, v_where, v_id);
+    -- The blind put's CTEs and its result; put_stream_sql adds CTEs. One
+    -- upsert: it inserts when the locked read found no item and updates
+    -- only an item it locked (the WHERE), so an insert that lost to a
+    -- concurrent inserter writes nothing and raises 40001; the record of
+    -- such a put is undone with the rest.
     v_put := format(
-        'WITH c AS MATERIALIZED (SELECT %s AS def), '
-        'old AS MATERIALIZED (SELECT (SELECT d.item FROM %s d WHERE %s FOR UPDATE) AS item FROM c), '
-        'upd AS (UPDATE %s d SET item = $1::jsonb, size = $2::int FROM old '
-                'WHERE old.item IS NOT NULL AND %s RETURNING 1), '
-        'ins AS (INSERT INTO %s (hk, %s, item, size) SELECT $3::bigint, %s, $1::jsonb, $2::int '
-                'FROM old WHERE old.item IS NULL ON CONFLICT DO NOTHING RETURNING 1)',
-        format(v_def, '$4'), v_rel, v_where, v_rel, v_where,
-        v_rel, v_cols, dynamopg.build_key_vals(p_def, '$1::jsonb'));
-    v_putr := ' SELECT CASE WHEN EXISTS (SELECT FROM upd) OR EXISTS (SELECT FROM ins) THEN old.item '
-              'ELSE dynamopg.item_lost_insert() END AS old FROM old';
+        'WITH %s, '
+        'old AS MATERIALIZED (SELECT (SELECT d.item FROM %s d WHERE %s FOR UPDATE) AS item '
+                'FROM c WHERE c.version = $4::bigint), '
+        'up AS (INSERT INTO %s AS d (hk, %s, item, size) SELECT $3::bigint, %s, $1::jsonb, $2::int FROM old '
+                'ON CONFLICT (%s) DO UPDATE SET item = excluded.item, size = excluded.size '
+                'WHERE (SELECT o.item FROM old o) IS NOT NULL RETURNING 1)',
+        v_cat, v_rel, v_where, v_rel, v_cols, dynamopg.build_key_vals(p_def, '$1::jsonb'), v_cols);
+    v_putr := format(
+        ' SELECT CASE WHEN NOT EXISTS (SELECT FROM old) THEN dynamopg.catalog_refused(%s, $4::bigint) '
+        'WHEN EXISTS (SELECT FROM up) THEN (SELECT item FROM old) '
+        'ELSE dynamopg.item_lost_insert() END AS old', v_id);
     put_sql := v_put || v_putr;
     put_stream_sql := v_put ||
         ', chg AS (SELECT old.item FROM old '
@@ -177,14 +190,18 @@ BEGIN
             'CASE WHEN chg.item IS NULL THEN ''INSERT'' ELSE ''MODIFY'' END',
             '$5::jsonb', 'chg.item', '$1::jsonb', 'false', 'chg')) || v_putr;
     v_rm := format(
-        'WITH c AS MATERIALIZED (SELECT %s AS def), '
-        'del AS (DELETE FROM %s d WHERE %s AND EXISTS (SELECT FROM c) RETURNING d.item)',
-        format(v_def, '$2'), v_rel, v_where);
-    remove_sql := v_rm || ' SELECT (SELECT item FROM del) AS old FROM c';
+        'WITH %s, '
+        'del AS (DELETE FROM %s d WHERE %s AND EXISTS (SELECT FROM c WHERE c.version = $2::bigint) '
+                'RETURNING d.item)',
+        v_cat, v_rel, v_where);
+    v_rmr := format(
+        ' SELECT CASE WHEN c.version = $2::bigint THEN (SELECT item FROM del) '
+        'ELSE dynamopg.catalog_refused(%s, $2::bigint) END AS old '
+        'FROM (SELECT) one LEFT JOIN c ON true', v_id);
+    remove_sql := v_rm || v_rmr;
     remove_stream_sql := v_rm || format(', rec AS (%s)',
         dynamopg.stream_record_sql(p_def, '$4::text', '''REMOVE''', '$3::jsonb', 'del.item',
-                                   'NULL::jsonb', 'false', 'del')) ||
-        ' SELECT (SELECT item FROM del) AS old FROM c';
+                                   'NULL::jsonb', 'false', 'del')) || v_rmr;
     -- These three raise 40001 rather than report a write that did not take
     -- effect, so that the index statements pipelined after them never run
     -- on a key another writer owns.

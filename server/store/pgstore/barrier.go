@@ -16,7 +16,8 @@ import (
 // NO KEY UPDATE, which writers' FOR KEY SHARE does not conflict with). What
 // must then be waited out are the writes that read the old definition: each
 // of them holds a lock on the relation dynamopg.tables from before its
-// catalog read (table_def takes ROW SHARE in a statement of its own) until
+// catalog read (the write's statement takes ROW SHARE when it is bound,
+// before its snapshot; table_def in a statement of its own) until
 // it ends. The barrier lists the transactions holding such a lock once,
 // after the commit (dynamopg.catalog_lockers), and polls until none of them
 // is running. It takes no lock, so no writer ever waits for it; a writer
