@@ -49,6 +49,31 @@ func (q *Queries) ItemGetSQL(ctx context.Context, db DBTX, arg ItemGetSQLParams)
 	return stmt, err
 }
 
+const ItemGuardSQL = `-- name: ItemGuardSQL :one
+SELECT g.insert_sql::text AS insert_sql, g.update_sql::text AS update_sql,
+       g.delete_sql::text AS delete_sql
+  FROM dynamopg.item_guard_sql(dynamopg.table_def($1::bigint, false)) AS g
+`
+
+type ItemGuardSQLParams struct {
+	TableID int64
+}
+
+type ItemGuardSQLRow struct {
+	InsertSql string
+	UpdateSql string
+	DeleteSql string
+}
+
+// ItemGuardSQL is the optimistic writes ItemWrite prepares for a table whose
+// writes are the data row alone (dynamopg.item_guard_sql).
+func (q *Queries) ItemGuardSQL(ctx context.Context, db DBTX, arg ItemGuardSQLParams) (ItemGuardSQLRow, error) {
+	row := db.QueryRow(ctx, ItemGuardSQL, arg.TableID)
+	var i ItemGuardSQLRow
+	err := row.Scan(&i.InsertSql, &i.UpdateSql, &i.DeleteSql)
+	return i, err
+}
+
 const ItemQuery = `-- name: ItemQuery :many
 SELECT q.item::jsonb AS item
   FROM dynamopg.item_query($1::bigint, $2::bigint, $3::jsonb, $4::text,

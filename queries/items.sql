@@ -11,6 +11,13 @@ SELECT w.lock_sql::text AS lock_sql, w.put_sql::text AS put_sql, w.remove_sql::t
        w.put_stream_sql::text AS put_stream_sql, w.remove_stream_sql::text AS remove_stream_sql
   FROM dynamopg.item_write_sql(dynamopg.table_def(@table_id::bigint, false)) AS w;
 
+-- name: ItemGuardSQL :one
+-- ItemGuardSQL is the optimistic writes ItemWrite prepares for a table whose
+-- writes are the data row alone (dynamopg.item_guard_sql).
+SELECT g.insert_sql::text AS insert_sql, g.update_sql::text AS update_sql,
+       g.delete_sql::text AS delete_sql
+  FROM dynamopg.item_guard_sql(dynamopg.table_def(@table_id::bigint, false)) AS g;
+
 -- name: IndexWriteSQL :one
 -- IndexWriteSQL is the statement texts pgstore prepares to keep an index in
 -- step with a write (dynamopg.index_write_sql).

@@ -223,6 +223,58 @@ BEGIN
 END;
 $$;
 
+-- item_guard_sql is the text of the optimistic writes of one item of table
+-- p_def (pgstore's ItemWrite on a table whose writes are the data row
+-- alone: no index, no stream, no local index): one statement, one round
+-- trip, no transaction held across round trips. The caller computed the
+-- new item from the item it believes is there (read earlier, or absent);
+-- each statement checks the catalog as item_write_sql's do, locks the row,
+-- and writes only when the row holds exactly that item (equal jsonb), so
+-- the write is exact whatever happened since; otherwise it returns the item
+-- it found, and the caller computes again from it. One statement per case,
+-- so that each plan holds only its own nodes (plan start-up is most of a
+-- small statement's cost); the fourth case, "absent and stays absent", is
+-- item_write_sql's lock_sql.
+--
+--   insert_sql  $1 the new item, $2 its size, $3 its key hash, $4 version:
+--               insert where the row is absent
+--   update_sql  $1 key, $2 the item believed there, $3 the new item, $4 its
+--               size, $5 version: replace where the row holds $2
+--   delete_sql  $1 key, $2 the item believed there, $3 version: delete
+--               where the row holds $2
+--
+-- Each returns cur, the item it found (locked; NULL: absent), and applied.
+-- An insert that lost to a concurrent inserter is not applied and finds
+-- NULL (the row is not in its snapshot); the caller's next try sees it.
+CREATE OR REPLACE FUNCTION dynamopg.item_guard_sql(p_def jsonb,
+    OUT insert_sql text, OUT update_sql text, OUT delete_sql text)
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    v_id    bigint := (p_def->>'id')::bigint;
+    v_rel   text := format('dynamopg_data.%I', 't_' || v_id);
+    v_cat   text := format('c AS MATERIALIZED (SELECT t.version FROM dynamopg.tables t '
+                           'WHERE t.id = %s AND t.status <> ''DELETING'' FOR KEY SHARE)', v_id);
+    v_old   text := 'old AS MATERIALIZED (SELECT (SELECT d.item FROM %s d WHERE %s FOR UPDATE) AS item '
+                    'FROM c WHERE c.version = %s::bigint)';
+    v_cur   text := 'SELECT CASE WHEN NOT EXISTS (SELECT FROM old) THEN dynamopg.catalog_refused(%s, %s::bigint) '
+                    'ELSE (SELECT item FROM old) END AS cur, EXISTS (SELECT FROM w) AS applied';
+    v_where text := dynamopg.key_where_sql(p_def, '$1::jsonb');
+BEGIN
+    insert_sql := format('WITH %s, %s, '
+        'w AS (INSERT INTO %s (hk, %s, item, size) SELECT $3::bigint, %s, $1::jsonb, $2::int FROM old '
+              'WHERE old.item IS NULL ON CONFLICT DO NOTHING RETURNING 1) %s',
+        v_cat, format(v_old, v_rel, v_where, '$4'), v_rel, dynamopg.build_key_cols(p_def),
+        dynamopg.build_key_vals(p_def, '$1::jsonb'), format(v_cur, v_id, '$4'));
+    update_sql := format('WITH %s, %s, '
+        'w AS (UPDATE %s d SET item = $3::jsonb, size = $4::int FROM old '
+              'WHERE old.item = $2::jsonb AND %s RETURNING 1) %s',
+        v_cat, format(v_old, v_rel, v_where, '$5'), v_rel, v_where, format(v_cur, v_id, '$5'));
+    delete_sql := format('WITH %s, %s, '
+        'w AS (DELETE FROM %s d USING old WHERE old.item = $2::jsonb AND %s RETURNING 1) %s',
+        v_cat, format(v_old, v_rel, v_where, '$3'), v_rel, v_where, format(v_cur, v_id, '$3'));
+END;
+$$;
+
 -- index_write_sql is the text of the statements that keep index p_index of
 -- table p_def in step with one item, run after item_write_sql's statement
 -- wrote its data row, in the same transaction (and by the queue's pass

@@ -23,10 +23,12 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 	if err != nil {
 		return nil, err
 	}
+	keyJSON := encodeItem(key)
 	var raw []byte
-	if err := s.pool.QueryRow(ctx, stmt, encodeItem(key)).Scan(&raw); err != nil {
+	if err := s.pool.QueryRow(ctx, stmt, keyJSON).Scan(&raw); err != nil {
 		return nil, wrap("item get", err) // no row: the table is gone (ErrTableNotFound)
 	}
+	s.images.put(t.ID, keyJSON, raw)
 	return decodeItem(raw)
 }
 
@@ -53,6 +55,9 @@ func (s *Store) itemGetStmt(ctx context.Context, id int64) (string, error) {
 // up to writeAttempts transactions.
 func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn store.WriteFunc) (attr.Item, error) {
 	keyJSON := encodeItem(key)
+	if old, done, err := s.itemWriteGuarded(ctx, t, keyJSON, fn); done {
+		return old, err
+	}
 	var old attr.Item
 	err := s.retryTx(ctx, "item write", []any{"table", t.Name}, func() (retry bool, err error) {
 		old, retry, err = s.itemWriteOnce(ctx, t, key, keyJSON, fn)

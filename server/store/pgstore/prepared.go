@@ -72,6 +72,9 @@ type tableStmts struct {
 	// sized: t has a local index, and its writes keep the sizes of its
 	// item collections (collections.go).
 	sized bool
+	// guard is the optimistic writes' statements when t's writes are the
+	// data row alone (guarded.go).
+	guard *gen.ItemGuardSQLRow
 }
 
 // writeStmts returns t's statements, their texts each read once (they
@@ -102,6 +105,15 @@ func (s *Store) writeStmts(ctx context.Context, t *store.Table) (*tableStmts, er
 			return nil, err
 		}
 		ts.indexes[i] = ix
+	}
+	if ts.guardable() {
+		// Read with the others, so that a table's first write (a blind
+		// put, say) leaves UpdateItem nothing to read first.
+		g, err := s.itemGuardStmts(ctx, t.ID)
+		if err != nil {
+			return nil, err
+		}
+		ts.guard = g
 	}
 	return ts, nil
 }

@@ -27,7 +27,12 @@ func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (at
 	if err != nil {
 		return nil, err
 	}
-	return s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.queryOld(ctx, w) })
+	old, err := s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.queryOld(ctx, w) })
+	if err == nil && ts.guardable() {
+		// What an UpdateItem of the item will believe (guarded.go).
+		s.images.put(t.ID, encodeItem(t.KeyOf(item)), w.args[0].([]byte))
+	}
+	return old, err
 }
 
 // ItemRemove deletes the item with key in one round trip (tableStmts.remove);

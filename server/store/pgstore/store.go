@@ -105,6 +105,10 @@ type Store struct {
 	// queueStmts is the queue workers' set-based statement texts, by table
 	// id (queue_apply.go).
 	queueStmts sync.Map
+	// guardStmts is the optimistic write's statement text by table id, and
+	// images the items it believes are there (guarded.go).
+	guardStmts sync.Map
+	images     itemImages
 
 	// collLimit is Options.ItemCollectionLimit (collections.go).
 	collLimit int64
