@@ -265,7 +265,12 @@ func buildIndex(ctx context.Context, c *dynamodb.Client, table, name string) (ba
 	start := time.Now()
 	_, err = c.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName:            aws.String(table),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		// Every key attribute of the new index, the table's sk included, as
+		// the service requires (and dynamopg since issue 18).
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
+		},
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
 			IndexName:  aws.String(name),
 			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
