@@ -264,7 +264,7 @@ func medianRate(ctx context.Context, conn *pgx.Conn, stmt string, rows int64) (f
 func buildIndex(ctx context.Context, c *dynamodb.Client, table, name string) (backfill, active time.Time, err error) {
 	start := time.Now()
 	_, err = c.UpdateTable(ctx, &dynamodb.UpdateTableInput{
-		TableName:            aws.String(table),
+		TableName: aws.String(table),
 		// Every key attribute of the new index, the table's sk included, as
 		// the service requires (and dynamopg since issue 18).
 		AttributeDefinitions: []types.AttributeDefinition{

@@ -92,7 +92,7 @@ type Store struct {
 
 	// The table cache and its catalog listener (tablecache.go); Close stops
 	// the listener.
-	tables       tableCache
+	tables       store.TableCache
 	stopListener context.CancelFunc
 	listener     sync.WaitGroup
 

@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,73 +33,15 @@ import (
 // CatalogApplicationName is the application_name of the listener's connection.
 const CatalogApplicationName = "dynamopg-catalog"
 
-// tableCache is the descriptions by table name. epoch counts invalidations,
-// so that a description read from the catalog is not stored when the table
-// changed (or the listener reconnected) while it was being read.
-type tableCache struct {
-	mu      sync.Mutex
-	live    bool
-	epoch   uint64
-	entries map[string]*store.Table
-}
-
-// lookup returns name's description, and otherwise the epoch a load must
-// pass to store.
-func (c *tableCache) lookup(name string) (*store.Table, uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.entries[name], c.epoch
-}
-
-// store keeps t as name's description unless the cache was invalidated
-// since epoch or the listener is not connected.
-func (c *tableCache) store(name string, t *store.Table, epoch uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.live && c.epoch == epoch {
-		if c.entries == nil {
-			c.entries = map[string]*store.Table{}
-		}
-		c.entries[name] = t
-	}
-}
-
-// forget drops name's description.
-func (c *tableCache) forget(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.epoch++
-	delete(c.entries, name)
-}
-
-// setLive empties the cache and makes it serve (the listener is LISTENing)
-// or not (it lost its connection).
-func (c *tableCache) setLive(live bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.epoch++
-	c.live = live
-	c.entries = nil
-}
-
 // TableGetCached returns a table's description for an item operation, from
 // the cache when it holds it (cached), with its catalog version set. The
 // caller must not modify it.
 func (s *Store) TableGetCached(ctx context.Context, name string) (t *store.Table, cached bool, err error) {
-	t, epoch := s.tables.lookup(name)
-	if t != nil {
-		return t, true, nil
-	}
-	t, err = s.TableGet(ctx, name)
-	if err != nil {
-		return nil, false, err
-	}
-	s.tables.store(name, t, epoch)
-	return t, false, nil
+	return s.tables.Get(ctx, name, s.TableGet)
 }
 
 // TableForget drops name's description from the cache.
-func (s *Store) TableForget(name string) { s.tables.forget(name) }
+func (s *Store) TableForget(name string) { s.tables.Forget(name) }
 
 // startCatalogListener runs the cache's listener until Close.
 func (s *Store) startCatalogListener(cfg *pgx.ConnConfig) {
@@ -109,7 +50,7 @@ func (s *Store) startCatalogListener(cfg *pgx.ConnConfig) {
 	s.listener.Go(func() {
 		for ctx.Err() == nil {
 			err := s.catalogSession(ctx, cfg)
-			s.tables.setLive(false)
+			s.tables.Reset(false)
 			if ctx.Err() != nil {
 				return
 			}
@@ -135,12 +76,12 @@ func (s *Store) catalogSession(ctx context.Context, cfg *pgx.ConnConfig) error {
 	if err := s.q.CatalogListen(ctx, conn); err != nil {
 		return fmt.Errorf("pgstore: catalog listener: listen: %w", err)
 	}
-	s.tables.setLive(true)
+	s.tables.Reset(true)
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return fmt.Errorf("pgstore: catalog listener: %w", err)
 		}
-		s.tables.forget(n.Payload)
+		s.tables.Forget(n.Payload)
 	}
 }

@@ -105,7 +105,7 @@ func (s *Store) TableUpdate(ctx context.Context, name string, fn func(t *store.T
 			return nil, fnErr
 		}
 		if err == nil {
-			s.tables.forget(name)
+			s.tables.Forget(name)
 			s.dropIndexesDeferred(name, removed)
 			return t, nil
 		}
@@ -209,7 +209,7 @@ func (s *Store) TableDelete(ctx context.Context, name string) (*store.Table, err
 		var deleting bool
 		t, deleting, err = s.tableMarkDeleting(ctx, name)
 		if err == nil {
-			s.tables.forget(name)
+			s.tables.Forget(name)
 			if deleting {
 				return nil, store.ErrTableNotFound // the sweeper finishes it
 			}

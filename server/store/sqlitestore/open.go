@@ -70,7 +70,7 @@ type Store struct {
 
 	// tables are the descriptions item operations use (tablecache.go);
 	// changed names the tables the open write transaction changes.
-	tables   tableCache
+	tables   store.TableCache
 	changed  []string
 	pollStop context.CancelFunc // the table cache's poller (tablecache.go)
 	pollDone sync.WaitGroup

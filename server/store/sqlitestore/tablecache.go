@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/dynamopg/dynamopg/server/store"
@@ -44,56 +43,6 @@ import (
 // catalogPoll is how often the poller reads the catalog's epoch.
 const catalogPoll = 100 * time.Millisecond
 
-// tableCache is the descriptions by table name. epoch counts this
-// process's invalidations (not the database's catalog_epoch).
-type tableCache struct {
-	mu      sync.Mutex
-	live    bool // the poller runs
-	epoch   uint64
-	entries map[string]*store.Table
-}
-
-// lookup returns name's description, and otherwise the epoch a load must
-// pass to store.
-func (c *tableCache) lookup(name string) (*store.Table, uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.entries[name], c.epoch
-}
-
-// store keeps t as name's description unless the cache was invalidated
-// since epoch or does not serve.
-func (c *tableCache) store(name string, t *store.Table, epoch uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.epoch != epoch || !c.live {
-		return
-	}
-	if c.entries == nil {
-		c.entries = map[string]*store.Table{}
-	}
-	c.entries[name] = t
-}
-
-// forget drops the descriptions of names.
-func (c *tableCache) forget(names ...string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.epoch++
-	for _, n := range names {
-		delete(c.entries, n)
-	}
-}
-
-// reset empties the cache and makes it serve (live) or not.
-func (c *tableCache) reset(live bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.epoch++
-	c.live = live
-	c.entries = nil
-}
-
 // startCatalogPoller starts the goroutine that empties the cache whenever
 // the catalog's epoch moves, until stopCatalogPoller. The cache serves
 // from the poller's first read on, and not after a failed one.
@@ -101,7 +50,7 @@ func (s *Store) startCatalogPoller() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.pollStop = cancel
 	s.pollDone.Go(func() {
-		defer s.tables.reset(false)
+		defer s.tables.Reset(false)
 		last, live := int64(0), false
 		tick := time.NewTicker(catalogPoll)
 		defer tick.Stop()
@@ -114,10 +63,10 @@ func (s *Store) startCatalogPoller() {
 				if live {
 					s.log.WarnContext(ctx, "sqlite store: table cache off: cannot read the catalog epoch", "err", err)
 				}
-				s.tables.reset(false)
+				s.tables.Reset(false)
 				live = false
 			case !live || epoch != last:
-				s.tables.reset(true)
+				s.tables.Reset(true)
 				last, live = epoch, true
 			}
 			select {
@@ -141,20 +90,11 @@ func (s *Store) stopCatalogPoller() {
 // the cache when it holds it (cached), with its catalog version set. The
 // caller must not modify it.
 func (s *Store) TableGetCached(ctx context.Context, name string) (*store.Table, bool, error) {
-	t, epoch := s.tables.lookup(name)
-	if t != nil {
-		return t, true, nil
-	}
-	t, err := s.TableGet(ctx, name)
-	if err != nil {
-		return nil, false, err
-	}
-	s.tables.store(name, t, epoch)
-	return t, false, nil
+	return s.tables.Get(ctx, name, s.TableGet)
 }
 
 // TableForget drops name's description from the cache.
-func (s *Store) TableForget(name string) { s.tables.forget(name) }
+func (s *Store) TableForget(name string) { s.tables.Forget(name) }
 
 // catalogChanged records, inside a write transaction, that the table
 // named name changes in it: inWrite drops its description from the cache
@@ -176,6 +116,6 @@ func (s *Store) takeChanged() []string {
 // that has ended changed (or tried to).
 func (s *Store) forgetChanged(names []string) {
 	if len(names) > 0 {
-		s.tables.forget(names...)
+		s.tables.Forget(names...)
 	}
 }
