@@ -48,6 +48,7 @@ func serve(ctx context.Context, args []string) error {
 	readTimeout := st.Duration("read-timeout", "DYNAMOPG_READ_TIMEOUT", time.Minute, "time allowed to read a whole request, body included (bounds slow clients)")
 	writeTimeout := st.Duration("write-timeout", "DYNAMOPG_WRITE_TIMEOUT", 2*time.Minute, "time allowed from the end of the request headers to the end of the response; keep it above --request-timeout")
 	pprofAddr := st.String("pprof", "DYNAMOPG_PPROF", "", "address of a separate listener serving net/http/pprof (e.g. 127.0.0.1:6060); empty for none")
+	gcHeadroom := st.Int("gc-headroom", "DYNAMOPG_GC_HEADROOM", 64, "MiB the heap may grow between garbage collections when the live heap is smaller (above it the collector runs as at GOGC=100); 0 for Go's default; ignored when GOGC or GOMEMLIMIT is set")
 	idleTimeout := st.Duration("idle-timeout", "DYNAMOPG_IDLE_TIMEOUT", 5*time.Minute, "how long an idle keep-alive connection stays open")
 	fs.Usage = st.usage("serve", "Run the DynamoDB-compatible server.", [][2]string{
 		{"DYNAMOPG_CREDENTIALS", "with --auth sigv4: credentials as ACCESS_KEY_ID:SECRET,… (added to --credentials-file's)"},
@@ -102,6 +103,10 @@ func serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("--auth %q: want none or sigv4", *authMode)
 	}
 	log.Info("configuration", st.attrs()...)
+	if *gcHeadroom < 0 {
+		return fmt.Errorf("--gc-headroom %d: want 0 or more MiB", *gcHeadroom)
+	}
+	startGCTuner(uint64(*gcHeadroom) << 20)
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

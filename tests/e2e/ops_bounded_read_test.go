@@ -145,7 +145,8 @@ func TestOpsBoundedBodyReads(t *testing.T) {
 		}
 	}
 	// Each slot holds at most one body: 15 MB, its last growth copy, and
-	// as much garbage again before the collector runs (GOGC=100); 40
+	// as much garbage again before the collector runs (GOGC=100 for a
+	// live heap this large; --gc-headroom's 64 MB is below it); 40
 	// bodies read at once would take 600 MB and more.
 	if bound := float64(slots) * 4 * size / (1 << 20); signed-base > bound {
 		t.Errorf("badly signed requests raised the peak RSS by %.0f MB (from %.0f MB), want at most %.0f MB (%d slots): bodies were read outside the slots", signed-base, base, bound, slots)
