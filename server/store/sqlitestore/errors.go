@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/dynamopg/dynamopg/server/store"
 )
 
@@ -15,6 +12,15 @@ import (
 // message names it ("UNIQUE constraint failed: tables.name"): SQLite
 // reports no constraint name apart from that text.
 const catalogNameKey = "constraint failed: tables.name"
+
+// SQLite's result codes (https://sqlite.org/rescode.html), the same in
+// every driver (driver_*.go's resultCode).
+const (
+	codeBusy                 = 5
+	codeLocked               = 6
+	codeConstraintPrimaryKey = 19 | 6<<8
+	codeConstraintUnique     = 19 | 8<<8
+)
 
 // interpretError maps SQLite errors to store's sentinel errors, by result
 // code: SQLITE_BUSY or SQLITE_LOCKED (a lock that busy_timeout did not
@@ -26,15 +32,15 @@ const catalogNameKey = "constraint failed: tables.name"
 // A table or index whose storage is gone has no result code of its own
 // (SQLITE_ERROR, "no such table"): explain decides that from the catalog.
 func interpretError(err error) error {
-	var e *sqlite.Error
-	if !errors.As(err, &e) || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrTableExists) {
+	code, ok := resultCode(err)
+	if !ok || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrTableExists) {
 		return err
 	}
-	switch code := e.Code(); {
-	case code&0xff == sqlite3.SQLITE_BUSY, code&0xff == sqlite3.SQLITE_LOCKED:
+	switch {
+	case code&0xff == codeBusy, code&0xff == codeLocked:
 		return fmt.Errorf("%w: %w", store.ErrConflict, err)
-	case code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-		if strings.Contains(e.Error(), catalogNameKey) {
+	case code == codeConstraintUnique || code == codeConstraintPrimaryKey:
+		if strings.Contains(err.Error(), catalogNameKey) {
 			return fmt.Errorf("%w: %w", store.ErrTableExists, err)
 		}
 	}

@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -17,7 +16,7 @@ import (
 func TestInterpretError(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "errors.db")
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(0)&_pragma=journal_mode(WAL)&_txlock=immediate")
+	db, err := openDB(path+"?_txlock=immediate", "busy_timeout = 0", "journal_mode = WAL")
 	if err != nil {
 		t.Fatal(err)
 	}

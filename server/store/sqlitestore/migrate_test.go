@@ -2,7 +2,6 @@ package sqlitestore_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -38,7 +37,7 @@ func legacyTable() *store.Table {
 func writeVersion5File(t *testing.T, path string, withTokens bool, token []byte) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	db, err := sqlitestore.OpenRaw(path, "busy_timeout = 5000")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +188,7 @@ func TestOpenNewerSchemaRefused(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "newer.db")
 	open(t, path).Close()
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	db, err := sqlitestore.OpenRaw(path, "busy_timeout = 5000")
 	if err != nil {
 		t.Fatal(err)
 	}

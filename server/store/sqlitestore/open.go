@@ -118,11 +118,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.workers = max(opts.QueueWorkers, 0)
 
 	memory := dsn == MemoryDSN
-	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=synchronous(NORMAL)&_txlock=immediate", busy)
+	pragmas := []string{fmt.Sprintf("busy_timeout = %d", busy), "synchronous = NORMAL"}
 	if !memory {
-		params += "&_pragma=journal_mode(WAL)&" + mmapParam
+		pragmas = append(pragmas, "journal_mode = WAL", mmapPragma)
 	}
-	writer, err := openDB(withParams(dsn, params))
+	writer, err := openDB(withParams(dsn, "_txlock=immediate"), pragmas...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", dsn, err)
 	}
@@ -141,8 +141,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if !memory {
 		// Readers never write: query_only makes an accidental write fail
 		// instead of racing the writer.
-		rparams := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=query_only(1)&%s", busy, mmapParam)
-		reader, err := openDB(withParams(dsn, rparams))
+		reader, err := openDB(dsn, fmt.Sprintf("busy_timeout = %d", busy), "query_only = 1", mmapPragma)
 		if err != nil {
 			writer.Close()
 			return nil, fmt.Errorf("sqlitestore: open readers %s: %w", dsn, err)
@@ -166,14 +165,14 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// mmapParam maps up to 256 MiB of a file database into memory: its pages
+// mmapPragma maps up to 256 MiB of a file database into memory: its pages
 // are then read without a pread system call each (a connection's own page
 // cache is 2 MB, and a WAL reader's is emptied whenever another connection
 // has committed, so most page reads of a GetItem were system calls).
 // Pages still in the WAL are read from it as before, and writes are
 // unchanged (SQLite writes through write(2), never through the map), so
 // durability is what it was.
-const mmapParam = "_pragma=mmap_size(268435456)"
+const mmapPragma = "mmap_size = 268435456"
 
 // openReadOnly opens the file at dsn with one read-only handle that
 // serves as reader and writer.
@@ -181,7 +180,7 @@ func openReadOnly(ctx context.Context, dsn string, busy int, log *slog.Logger) (
 	if dsn == MemoryDSN {
 		return nil, errors.New("sqlitestore: a private in-memory database cannot be opened read-only")
 	}
-	db, err := openDB(withParams("file:"+dsn, fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", busy)))
+	db, err := openDB(withParams("file:"+dsn, "mode=ro"), fmt.Sprintf("busy_timeout = %d", busy), "query_only = 1")
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s read-only: %w", dsn, err)
 	}

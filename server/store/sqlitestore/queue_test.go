@@ -2,7 +2,6 @@ package sqlitestore_test
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -82,7 +81,7 @@ func TestSchemaUpgradeFromV1(t *testing.T) {
 	}
 	s.Close()
 
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	db, err := sqlitestore.OpenRaw(path, "busy_timeout = 5000")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +102,7 @@ func TestSchemaUpgradeFromV1(t *testing.T) {
 	}
 	s2.Close()
 
-	db, err = sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	db, err = sqlitestore.OpenRaw(path, "busy_timeout = 5000")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package sqlitestore_test
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -38,7 +37,7 @@ func TestSchemaUpgradeFromV3(t *testing.T) {
 	}
 	s.Close()
 
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	db, err := sqlitestore.OpenRaw(path, "busy_timeout = 5000")
 	if err != nil {
 		t.Fatal(err)
 	}

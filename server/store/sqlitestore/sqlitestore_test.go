@@ -99,7 +99,7 @@ func TestMemory(t *testing.T) {
 // inFile runs fn on a connection of its own to the file at path.
 func inFile(t testing.TB, path string, fn func(db *sql.DB) error) {
 	t.Helper()
-	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	db, err := sqlitestore.OpenRaw(path, "busy_timeout = 5000")
 	if err != nil {
 		t.Fatal(err)
 	}

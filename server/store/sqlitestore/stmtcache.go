@@ -6,12 +6,11 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-
-	"modernc.org/sqlite"
+	"strings"
 )
 
-// Prepared statements per connection. modernc's connection prepares and
-// finalizes a statement at every Exec or Query given SQL text, which was
+// Prepared statements per connection. database/sql's driver connection
+// (modernc's, mattn's) prepares and finalizes a statement at every Exec or Query given SQL text, which was
 // about an eighth of a PutItem's CPU (sqlite3_prepare_v2). Every
 // connection the store opens (openDB) is therefore wrapped in a cachedConn
 // that keeps the statements it prepared, by text, and runs each one again
@@ -35,17 +34,23 @@ import (
 const stmtCacheSize = 256
 
 // openDB opens a database/sql handle on dsn whose connections keep their
-// prepared statements.
-func openDB(dsn string) (*sql.DB, error) {
-	c, err := sqlite.NewConnector(dsn)
+// prepared statements. Each new connection runs pragmas (the text after
+// PRAGMA: "busy_timeout = 5000") in order before its first use: the
+// drivers spell pragmas in a DSN differently (driver_*.go), SQL is the
+// same in both.
+func openDB(dsn string, pragmas ...string) (*sql.DB, error) {
+	c, err := newConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return sql.OpenDB(cachingConnector{c}), nil
+	return sql.OpenDB(cachingConnector{inner: c, pragmas: pragmas}), nil
 }
 
-// cachingConnector wraps modernc's connector.
-type cachingConnector struct{ inner driver.Connector }
+// cachingConnector wraps the driver's connector.
+type cachingConnector struct {
+	inner   driver.Connector
+	pragmas []string
+}
 
 func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.inner.Connect(ctx)
@@ -57,12 +62,20 @@ func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		conn.Close()
 		return nil, fmt.Errorf("sqlitestore: driver connection %T lacks the methods the statement cache needs", conn)
 	}
+	for _, p := range c.pragmas {
+		if _, err := sc.ExecContext(ctx, "PRAGMA "+p, nil); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("sqlitestore: PRAGMA %s: %w", p, err)
+		}
+	}
 	return &cachedConn{sqliteConn: sc, byText: map[string]*list.Element{}}, nil
 }
 
 func (c cachingConnector) Driver() driver.Driver { return c.inner.Driver() }
 
-// sqliteConn is what modernc's connection implements and database/sql uses.
+// sqliteConn is what both drivers' connections implement and database/sql
+// uses. modernc's also resets sessions and validates itself (cachedConn
+// passes those on); mattn's does not.
 type sqliteConn interface {
 	driver.Conn
 	driver.ConnBeginTx
@@ -70,8 +83,22 @@ type sqliteConn interface {
 	driver.ExecerContext
 	driver.QueryerContext
 	driver.Pinger
-	driver.SessionResetter
-	driver.Validator
+}
+
+// ResetSession passes database/sql's reset to the driver, if it has one.
+func (c *cachedConn) ResetSession(ctx context.Context) error {
+	if r, ok := c.sqliteConn.(driver.SessionResetter); ok {
+		return r.ResetSession(ctx)
+	}
+	return nil
+}
+
+// IsValid asks the driver, if it can answer.
+func (c *cachedConn) IsValid() bool {
+	if v, ok := c.sqliteConn.(driver.Validator); ok {
+		return v.IsValid()
+	}
+	return true
 }
 
 // cachedStmt is one prepared statement of a connection.
@@ -81,7 +108,7 @@ type cachedStmt struct {
 	busy bool // a query's rows are open on it
 }
 
-// cachedDriverStmt is what modernc's statement implements.
+// cachedDriverStmt is what both drivers' statements implement.
 type cachedDriverStmt interface {
 	driver.Stmt
 	driver.StmtExecContext
@@ -96,8 +123,10 @@ type cachedConn struct {
 }
 
 // stmt returns the connection's statement for query, preparing it on
-// first use. nil (and no error) when it is busy: the caller then runs
-// query the uncached way.
+// first use. nil (and no error) when it is busy or query holds more than
+// one statement (a migration, a table's DDL): the caller then runs query
+// the uncached way, where the driver runs every statement of the text
+// (mattn's prepared statement is the first one only).
 func (c *cachedConn) stmt(ctx context.Context, query string) (*cachedStmt, error) {
 	if e, ok := c.byText[query]; ok {
 		cs := e.Value.(*cachedStmt)
@@ -106,6 +135,9 @@ func (c *cachedConn) stmt(ctx context.Context, query string) (*cachedStmt, error
 		}
 		c.lru.MoveToFront(e)
 		return cs, nil
+	}
+	if multiStatement(query) {
+		return nil, nil
 	}
 	ds, err := c.PrepareContext(ctx, query)
 	if err != nil {
@@ -176,7 +208,7 @@ func (c *cachedConn) Close() error {
 	return c.sqliteConn.Close()
 }
 
-// cachedRows releases its statement when closed (modernc resets it).
+// cachedRows releases its statement when closed (both drivers reset it).
 type cachedRows struct {
 	driver.Rows
 	cs *cachedStmt
@@ -186,4 +218,42 @@ func (r *cachedRows) Close() error {
 	err := r.Rows.Close()
 	r.cs.busy = false
 	return err
+}
+
+// multiStatement reports whether text has anything but blanks and
+// comments after its first semicolon outside quotes and comments. A
+// trigger's body (semicolons inside one statement) counts as several,
+// which only costs it the cache.
+func multiStatement(text string) bool {
+	end := false // past the first statement
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '-' && i+1 < len(text) && text[i+1] == '-':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(text) && text[i+1] == '*':
+			j := strings.Index(text[i+2:], "*/")
+			if j < 0 {
+				return end
+			}
+			i += j + 3
+		case end && c == ';', c == ' ', c == '\t', c == '\n', c == '\r':
+		case end:
+			return true
+		case c == ';':
+			end = true
+		case c == '\'' || c == '"' || c == '`' || c == '[':
+			closer := c
+			if c == '[' {
+				closer = ']'
+			}
+			j := strings.IndexByte(text[i+1:], closer)
+			if j < 0 {
+				return false
+			}
+			i += j + 1 // a doubled quote is two quoted strings here: the same answer
+		}
+	}
+	return false
 }

@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 )
@@ -11,7 +10,7 @@ import (
 // for, to SQL that SQLite prepares against the storage the templates create.
 func TestStorageTemplatesPrepare(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("sqlite", MemoryDSN)
+	db, err := openDB(MemoryDSN)
 	if err != nil {
 		t.Fatal(err)
 	}
