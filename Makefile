@@ -17,7 +17,7 @@ help: ## list the targets
 run: build ## start the server: SQLite file dynamopg.db, port 8000
 	$(BIN)/dynamopg serve
 
-# The binary is built without cgo (static, no C compiler needed), DWARF or
+# The binary is built without cgo by default (static, no C compiler needed), DWARF or
 # symbol table: a cold build takes about 12% less CPU and the binary is a
 # third smaller; stack traces and pprof profiles are unchanged. DEBUG=1
 # keeps DWARF for debuggers.
@@ -27,6 +27,18 @@ else
 BUILD_FLAGS := -ldflags "-X main.version=$(VERSION)"
 endif
 
+# SQLITE=cgo links SQLite's C library (github.com/mattn/go-sqlite3; needs
+# gcc, and a first build compiles SQLite's C source) instead of modernc's
+# translation to Go: fewer instructions per item operation, a slower cold
+# build and a dynamically linked binary (docs/performance.md, "The SQLite
+# driver").
+ifeq ($(SQLITE),cgo)
+BUILD_ENV   := CGO_ENABLED=1
+BUILD_FLAGS += -tags sqlite_cgo
+else
+BUILD_ENV   := CGO_ENABLED=0
+endif
+
 # build prints a progress line every 10 s while packages compile (a first
 # build compiles about 350, SQLite's the longest), and nothing when the
 # binary is up to date: go build -v names each package as it starts, and a
@@ -34,7 +46,7 @@ endif
 .PHONY: build
 build: ## build bin/dynamopg
 	@{ (while sleep 5; do echo __tick; done) & tick=$$!; \
-	  CGO_ENABLED=0 go build -v $(BUILD_FLAGS) -o $(BIN)/dynamopg ./cmd/dynamopg 2>&1; echo "__exit $$?"; \
+	  $(BUILD_ENV) go build -v $(BUILD_FLAGS) -o $(BIN)/dynamopg ./cmd/dynamopg 2>&1; echo "__exit $$?"; \
 	  kill $$tick 2>/dev/null; } | awk ' \
 	  /^__tick$$/ { t += 5; if (n > 0 && t % 10 == 0) printf "  ... %3d s: %d of %d packages compiled, the latest started %s\n", t, n, total, cur; next } \
 	  /^__exit / { if (n > 0 && $$2 == 0) printf "built bin/dynamopg in about %d s\n", t; exit $$2 } \

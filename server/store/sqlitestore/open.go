@@ -161,7 +161,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlitestore: %s: %w", dsn, err)
 	}
-	log.InfoContext(ctx, "sqlite store open", "dsn", dsn, "memory", memory, "queueWorkers", s.workers)
+	log.InfoContext(ctx, "sqlite store open", "dsn", dsn, "memory", memory, "driver", DriverName, "queueWorkers", s.workers)
 	return s, nil
 }
 

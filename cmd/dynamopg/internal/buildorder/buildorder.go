@@ -8,7 +8,7 @@
 // compiling them and the other idle. This package's path sorts before
 // .../server, so main importing it puts that chain first. A replay of a
 // cold build's action graph on 2 workers: 59.6 s -> 51.3 s (the work is
-// 97.7 s, so 48.9 s is the floor).
+// 97.7 s, so 48.9 s is the floor). A -tags sqlite_cgo build puts
+// github.com/mattn/go-sqlite3 (SQLite's C source through cgo) first instead
+// (driver_cgo.go).
 package buildorder
-
-import _ "modernc.org/sqlite" // for its place in the build order only

@@ -1,0 +1,5 @@
+//go:build !sqlite_cgo
+
+package buildorder
+
+import _ "modernc.org/sqlite" // for its place in the build order only
