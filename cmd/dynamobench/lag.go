@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/jackc/pgx/v5"
 )
 
 // ---- async index lag ---------------------------------------------------
@@ -31,7 +32,17 @@ type lagResult struct {
 	P99Ms        float64 `json:"p99_ms"`
 	MaxMs        float64 `json:"max_ms"`
 	Polls        int     `json:"poller_queries"`
-	Error        string  `json:"error,omitempty"`
+	// CPU is the CPU per timed write from the first timed write until
+	// every write was seen: the server and PostgreSQL (the writes, the
+	// queue workers' steps and the poller's Queries), and how busy the
+	// server CPUs were, whoever used them. Lag is a queue: when the
+	// server CPUs are near 1.0 busy it grows without bound, so read
+	// the lag beside this.
+	CPU cpuUse `json:"cpu"`
+	// QueueDBUsPerWrite is the part of DBUsPerOp spent by the queue
+	// workers' own backends (PostgreSQL only).
+	QueueDBUsPerWrite float64 `json:"queue_db_us_per_write,omitempty"`
+	Error             string  `json:"error,omitempty"`
 }
 
 // lagPollEvery is the pause between the lag poller's rounds of Queries.
@@ -160,6 +171,14 @@ func measureLag(ctx context.Context, env *benchEnv, backend string, rate int, du
 	interval := time.Second / time.Duration(rate)
 	start := time.Now()
 	var timedStart time.Time
+	meter := cpuMeter{server: srv.pid}
+	if backend == "postgres" {
+		if pg, err := env.postgres(ctx); err == nil {
+			meter.db = pg.postmaster
+		}
+	}
+	var cpu0 cpuSample
+	var queue0 time.Duration
 	head := tableField(table) + `,"Item":{"pk":{"S":"k`
 	for i := 0; i < n && ctx.Err() == nil; i++ {
 		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
@@ -168,6 +187,7 @@ func measureLag(ctx context.Context, env *benchEnv, backend string, rate int, du
 		if i == warm {
 			// The timed writes keep the rate from here: a warm-up that fell
 			// behind would otherwise open them with a burst of its backlog.
+			cpu0, queue0 = meter.sample(), queueWorkersCPU(ctx, srv, backend)
 			timedStart = time.Now()
 			start = timedStart.Add(-time.Duration(i) * interval)
 		}
@@ -225,6 +245,10 @@ func measureLag(ctx context.Context, env *benchEnv, backend string, rate int, du
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	r.CPU = cpuPerOp(cpu0, meter.sample(), int64(n-warm))
+	if backend == "postgres" {
+		r.QueueDBUsPerWrite = round1(float64((queueWorkersCPU(ctx, srv, backend) - queue0).Microseconds()) / float64(n-warm))
+	}
 	toPoller.Close()
 	<-readDone
 	_ = poller.Wait()
@@ -244,9 +268,38 @@ func measureLag(ctx context.Context, env *benchEnv, backend string, rate int, du
 	if e, has := firstErr.Load().(string); has && e != "" {
 		r.Error = fmt.Sprintf("%d of %d timed writes failed or never showed; first: %s", n-warm-len(ok), n-warm, e)
 	}
-	fmt.Fprintf(os.Stderr, "   %d samples at %.0f writes/s, p50 %.2f ms, p99 %.2f ms, %d Queries %s\n",
-		r.Samples, r.AchievedRate, r.P50Ms, r.P99Ms, r.Polls, r.Error)
+	fmt.Fprintf(os.Stderr, "   %d samples at %.0f writes/s, p50 %.2f ms, p99 %.2f ms, %d Queries; cpu/write µs: server %.1f db %.1f (queue workers %.1f), busy %.2f (cpus %.2f) %s\n",
+		r.Samples, r.AchievedRate, r.P50Ms, r.P99Ms, r.Polls, r.CPU.ServerUsPerOp, r.CPU.DBUsPerOp, r.QueueDBUsPerWrite,
+		r.CPU.ServerCoresBusy, r.CPU.ServerCPUsBusy, r.Error)
 	return r
+}
+
+// queueWorkersCPU is the CPU time of the PostgreSQL backends of srv's queue
+// workers (application_name dynamopg-queue, pgstore.WorkerApplicationName),
+// 0 on SQLite or when it cannot be read.
+func queueWorkersCPU(ctx context.Context, srv *proc, backend string) time.Duration {
+	if backend != "postgres" {
+		return 0
+	}
+	conn, err := pgx.Connect(ctx, srv.db)
+	if err != nil {
+		return 0
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity
+	 WHERE datname = current_database() AND application_name = 'dynamopg-queue'`)
+	if err != nil {
+		return 0
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return 0
+	}
+	var total time.Duration
+	for _, pid := range pids {
+		total += cpuOf(int(pid))
+	}
+	return total
 }
 
 // maybeLagPoll runs the lag poller when os.Args asks for it, and exits.

@@ -476,8 +476,9 @@ func printReport(f *os.File, rep *report) {
 				fmt.Fprintf(f, "  %-8s error: %s\n", l.Backend, l.Error)
 				continue
 			}
-			fmt.Fprintf(f, "  %-8s %d writes at %.0f/s (asked %d/s): p50 %.2f ms  p99 %.2f ms  max %.2f ms\n",
-				l.Backend, l.Samples, l.AchievedRate, l.Rate, l.P50Ms, l.P99Ms, l.MaxMs)
+			fmt.Fprintf(f, "  %-8s %d writes at %.0f/s (asked %d/s): p50 %.2f ms  p99 %.2f ms  max %.2f ms  cpu/write µs: server %.1f db %.1f (queue workers %.1f)  busy %.2f (cpus %.2f)\n",
+				l.Backend, l.Samples, l.AchievedRate, l.Rate, l.P50Ms, l.P99Ms, l.MaxMs,
+				l.CPU.ServerUsPerOp, l.CPU.DBUsPerOp, l.QueueDBUsPerWrite, l.CPU.ServerCoresBusy, l.CPU.ServerCPUsBusy)
 		}
 	}
 	if b := rep.Build; b != nil {
