@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -162,7 +163,18 @@ func (ts *tableStmts) put(item attr.Item) (itemWrite, error) {
 	return ts.write(st, nil, item, itemJSON), nil
 }
 
-// remove is the blind delete of keyJSON, likewise.
+// blindRemoveSafe reports whether remove may run on t: only when its
+// writes keep no index rows. A blind delete of an absent item locks
+// nothing (a concurrent put's insert, not yet committed, is invisible to
+// it and does not make it wait), so the index deletes pipelined after it,
+// each on a newer snapshot, can delete the index rows of that put once it
+// has committed, leaving the item without them. The lock path (ItemWrite)
+// writes index rows only under the item's row lock.
+func (ts *tableStmts) blindRemoveSafe() bool {
+	return !slices.ContainsFunc(ts.indexes, func(ix *gen.IndexWriteSQLRow) bool { return ix != nil })
+}
+
+// remove is the blind delete of keyJSON, likewise (blindRemoveSafe).
 func (ts *tableStmts) remove(keyJSON []byte) itemWrite {
 	st := statement{ts.data.RemoveSql, []any{keyJSON, ts.t.Version}}
 	if ts.stream.Enabled {

@@ -36,14 +36,21 @@ func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (at
 }
 
 // ItemRemove deletes the item with key in one round trip (tableStmts.remove);
-// on a table with a local index it is ItemWrite, as ItemPut.
+// on a table with a local index, or whose writes keep index rows, it is
+// ItemWrite (blindRemoveSafe).
 func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
-	if t.HasLocalIndex() {
+	remove := func() (attr.Item, error) {
 		return s.ItemWrite(ctx, t, key, func(attr.Item) (attr.Item, error) { return nil, nil })
+	}
+	if t.HasLocalIndex() {
+		return remove()
 	}
 	ts, err := s.writeStmts(ctx, t)
 	if err != nil {
 		return nil, err
+	}
+	if !ts.blindRemoveSafe() {
+		return remove()
 	}
 	w := ts.remove(encodeItem(t.KeyOf(key)))
 	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return s.queryOld(ctx, w) })
@@ -88,8 +95,9 @@ func (s *Store) blindWrite(ctx context.Context, op string, t *store.Table, stmt 
 // transaction, in lockOrder (table id, then key) so that two batches never
 // wait on each other in a cycle.
 // Deadlocks with other writers and serialization failures are retried as
-// ItemWrite retries them. When an op's table has a local index, the ops
-// are one ItemTransact instead (collections.go).
+// ItemWrite retries them. When an op's table has a local index, or one of
+// its deletes is on a table whose writes keep index rows
+// (blindRemoveSafe), the ops are one ItemTransact instead.
 func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.Item, error) {
 	targets := make([]store.TxTarget, len(ops))
 	for i, o := range ops {
@@ -101,6 +109,9 @@ func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.
 	order := lockOrder(targets)
 	if err := s.withWriteStmts(ctx, order); err != nil {
 		return nil, err
+	}
+	if slices.ContainsFunc(order, func(o txTarget) bool { return ops[o.pos].Put == nil && !o.stmts.blindRemoveSafe() }) {
+		return s.itemWriteManyLocked(ctx, targets, ops)
 	}
 	stmts := make([]itemWrite, len(order))
 	for i, o := range order {
