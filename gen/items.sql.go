@@ -51,7 +51,7 @@ func (q *Queries) ItemGetSQL(ctx context.Context, db DBTX, arg ItemGetSQLParams)
 
 const ItemGuardSQL = `-- name: ItemGuardSQL :one
 SELECT g.insert_sql::text AS insert_sql, g.update_sql::text AS update_sql,
-       g.delete_sql::text AS delete_sql
+       g.delete_sql::text AS delete_sql, g.update_version_sql::text AS update_version_sql
   FROM dynamopg.item_guard_sql(dynamopg.table_def($1::bigint, false)) AS g
 `
 
@@ -60,9 +60,10 @@ type ItemGuardSQLParams struct {
 }
 
 type ItemGuardSQLRow struct {
-	InsertSql string
-	UpdateSql string
-	DeleteSql string
+	InsertSql        string
+	UpdateSql        string
+	DeleteSql        string
+	UpdateVersionSql string
 }
 
 // ItemGuardSQL is the optimistic writes ItemWrite prepares for a table whose
@@ -70,7 +71,12 @@ type ItemGuardSQLRow struct {
 func (q *Queries) ItemGuardSQL(ctx context.Context, db DBTX, arg ItemGuardSQLParams) (ItemGuardSQLRow, error) {
 	row := db.QueryRow(ctx, ItemGuardSQL, arg.TableID)
 	var i ItemGuardSQLRow
-	err := row.Scan(&i.InsertSql, &i.UpdateSql, &i.DeleteSql)
+	err := row.Scan(
+		&i.InsertSql,
+		&i.UpdateSql,
+		&i.DeleteSql,
+		&i.UpdateVersionSql,
+	)
 	return i, err
 }
 
@@ -171,7 +177,8 @@ const ItemWriteSQL = `-- name: ItemWriteSQL :one
 SELECT w.lock_sql::text AS lock_sql, w.put_sql::text AS put_sql, w.remove_sql::text AS remove_sql,
        w.insert_sql::text AS insert_sql, w.replace_sql::text AS replace_sql,
        w.delete_sql::text AS delete_sql, w.record_sql::text AS record_sql,
-       w.put_stream_sql::text AS put_stream_sql, w.remove_stream_sql::text AS remove_stream_sql
+       w.put_stream_sql::text AS put_stream_sql, w.remove_stream_sql::text AS remove_stream_sql,
+       w.upsert_sql::text AS upsert_sql
   FROM dynamopg.item_write_sql(dynamopg.table_def($1::bigint, false)) AS w
 `
 
@@ -189,6 +196,7 @@ type ItemWriteSQLRow struct {
 	RecordSql       string
 	PutStreamSql    string
 	RemoveStreamSql string
+	UpsertSql       string
 }
 
 // ItemWriteSQL is the statement texts pgstore prepares for a table's writes
@@ -206,6 +214,7 @@ func (q *Queries) ItemWriteSQL(ctx context.Context, db DBTX, arg ItemWriteSQLPar
 		&i.RecordSql,
 		&i.PutStreamSql,
 		&i.RemoveStreamSql,
+		&i.UpsertSql,
 	)
 	return i, err
 }

@@ -8,14 +8,15 @@ SELECT dynamopg.item_get_sql(dynamopg.table_def(@table_id::bigint, false))::text
 SELECT w.lock_sql::text AS lock_sql, w.put_sql::text AS put_sql, w.remove_sql::text AS remove_sql,
        w.insert_sql::text AS insert_sql, w.replace_sql::text AS replace_sql,
        w.delete_sql::text AS delete_sql, w.record_sql::text AS record_sql,
-       w.put_stream_sql::text AS put_stream_sql, w.remove_stream_sql::text AS remove_stream_sql
+       w.put_stream_sql::text AS put_stream_sql, w.remove_stream_sql::text AS remove_stream_sql,
+       w.upsert_sql::text AS upsert_sql
   FROM dynamopg.item_write_sql(dynamopg.table_def(@table_id::bigint, false)) AS w;
 
 -- name: ItemGuardSQL :one
 -- ItemGuardSQL is the optimistic writes ItemWrite prepares for a table whose
 -- writes are the data row alone (dynamopg.item_guard_sql).
 SELECT g.insert_sql::text AS insert_sql, g.update_sql::text AS update_sql,
-       g.delete_sql::text AS delete_sql
+       g.delete_sql::text AS delete_sql, g.update_version_sql::text AS update_version_sql
   FROM dynamopg.item_guard_sql(dynamopg.table_def(@table_id::bigint, false)) AS g;
 
 -- name: IndexWriteSQL :one

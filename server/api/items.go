@@ -81,6 +81,10 @@ func (a *API) putItem(ctx context.Context, r *Request) (any, error) {
 	if cond == nil {
 		// Nothing to check against the old item: one round trip.
 		write = func(ctx context.Context, t *store.Table, _ attr.Item, _ store.WriteFunc) (attr.Item, error) {
+			if !is(in.ReturnValues, "ALL_OLD") && consumed(in.ReturnConsumedCapacity, t, 0, nil) == nil {
+				// The old item would only size the consumed capacity.
+				ctx = store.WithOldUnneeded(ctx)
+			}
 			return a.store.ItemPut(ctx, t, in.Item)
 		}
 	}

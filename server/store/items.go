@@ -23,7 +23,9 @@ type Items interface {
 	ItemWrite(ctx context.Context, t *Table, key attr.Item, fn WriteFunc) (old attr.Item, err error)
 	// ItemPut inserts or replaces item whatever the item was: ItemWrite
 	// with a fn that accepts any old item, which a store may do without
-	// reading the item first in Go (pgstore: one round trip).
+	// reading the item first in Go (pgstore: one round trip). When ctx is
+	// marked WithOldUnneeded, old may be nil whatever the item was (pgstore
+	// then does not read it).
 	ItemPut(ctx context.Context, t *Table, item attr.Item) (old attr.Item, err error)
 	// ItemRemove deletes the item with key whatever it was (ItemPut's
 	// delete).
@@ -116,4 +118,19 @@ type ScanInput struct {
 	TotalSegments int
 	After         attr.Item
 	Limit         int
+}
+
+type oldUnneededKey struct{}
+
+// WithOldUnneeded marks the context of an ItemPut whose caller has no use
+// for the item it replaces (PutItem without ReturnValues ALL_OLD or
+// consumed capacity): the store may skip reading it.
+func WithOldUnneeded(ctx context.Context) context.Context {
+	return context.WithValue(ctx, oldUnneededKey{}, true)
+}
+
+// OldUnneeded reports whether ctx was marked by WithOldUnneeded.
+func OldUnneeded(ctx context.Context) bool {
+	v, _ := ctx.Value(oldUnneededKey{}).(bool)
+	return v
 }

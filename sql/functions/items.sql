@@ -141,10 +141,18 @@ $$;
 --                      it was records nothing
 --   remove_stream_sql  remove_sql that also records the deletion, when it
 --                      deleted: $3 keys, $4 label
+--   upsert_sql   put_sql's arguments: the blind put of a caller that does
+--                not want the item it replaces (store.OldUnneeded), on a
+--                table without a stream: one INSERT … ON CONFLICT DO
+--                UPDATE whose source row is the catalog check
+--                (catalog_gate_sql), as pgbench's floor, without put_sql's
+--                locked read of the old item in CTEs; its one row is NULL
+--                (the old item, not read)
 CREATE OR REPLACE FUNCTION dynamopg.item_write_sql(p_def jsonb,
     OUT lock_sql text, OUT put_sql text, OUT remove_sql text,
     OUT insert_sql text, OUT replace_sql text, OUT delete_sql text,
-    OUT record_sql text, OUT put_stream_sql text, OUT remove_stream_sql text)
+    OUT record_sql text, OUT put_stream_sql text, OUT remove_stream_sql text,
+    OUT upsert_sql text)
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     v_id    bigint := (p_def->>'id')::bigint;
@@ -220,7 +228,31 @@ BEGIN
         v_rel, v_where);
     record_sql := dynamopg.stream_record_sql(p_def, '$1::text', '$2::text', '$3::jsonb',
                                              '$4::jsonb', '$5::jsonb', '$6::boolean', NULL);
+    upsert_sql := format(
+        'INSERT INTO %s AS d (hk, %s, item, size) SELECT $3::bigint, %s, $1::jsonb, $2::int %s '
+        'ON CONFLICT (%s) DO UPDATE SET item = excluded.item, size = excluded.size RETURNING NULL::jsonb AS old',
+        v_rel, v_cols, dynamopg.build_key_vals(p_def, '$1::jsonb'),
+        dynamopg.catalog_gate_sql(v_id, '$4'), v_cols);
 END;
+$$;
+
+-- catalog_gate_sql is the FROM and WHERE of an INSERT … SELECT that writes
+-- only while table p_id's catalog row is at the version in parameter
+-- p_version (an item write's check, as item_write_sql's CTE c): one row
+-- when it is, the row locked FOR KEY SHARE (and dynamopg.tables ROW SHARE
+-- from when the statement is bound, before its snapshot, as the catalog
+-- barrier needs); otherwise catalog_refused raises, so the statement and
+-- the rest of its pipeline's transaction write nothing. One join of a
+-- one-row relation and a locked index scan: far cheaper to start than the
+-- CTEs it replaces (plan start-up is most of a small statement's cost).
+CREATE OR REPLACE FUNCTION dynamopg.catalog_gate_sql(p_id bigint, p_version text)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('FROM (SELECT) one LEFT JOIN (SELECT t.version FROM dynamopg.tables t '
+                  'WHERE t.id = %s AND t.status <> ''DELETING'' FOR KEY SHARE) c ON true '
+                  'WHERE CASE WHEN c.version = %s::bigint THEN true '
+                  'ELSE dynamopg.catalog_refused(%s, %s::bigint) IS NULL END',
+                  p_id, p_version, p_id, p_version)
 $$;
 
 -- item_guard_sql is the text of the optimistic writes of one item of table
@@ -237,17 +269,37 @@ $$;
 -- item_write_sql's lock_sql.
 --
 --   insert_sql  $1 the new item, $2 its size, $3 its key hash, $4 version:
---               insert where the row is absent
+--               insert where the row is absent; one INSERT … ON CONFLICT
+--               DO NOTHING from the catalog check (catalog_gate_sql), which
+--               returns cur NULL and applied true, or no row when the key
+--               is taken: the caller reads the item (a second round trip,
+--               only for a key this process believed absent)
 --   update_sql  $1 key, $2 the item believed there, $3 the new item, $4 its
 --               size, $5 version: replace where the row holds $2
+--   update_version_sql  update_sql where the caller knows the row version
+--               of the item it believes there (the version a statement
+--               below returned): $2 its ctid, $6 its xmin (text), which
+--               together name one row version; the update is a TID scan
+--               gated by the catalog check (catalog_gate_sql), one
+--               statement without CTEs and without a second ~1 KB jsonb
+--               parameter to parse and compare; it returns a row only when
+--               it updated (a changed row: the caller reads the item)
 --   delete_sql  $1 key, $2 the item believed there, $3 version: delete
 --               where the row holds $2
 --
--- Each returns cur, the item it found (locked; NULL: absent), and applied.
--- An insert that lost to a concurrent inserter is not applied and finds
--- NULL (the row is not in its snapshot); the caller's next try sees it.
+-- update_sql and delete_sql return cur, the item they found (locked; NULL:
+-- absent), and applied; insert_sql and update_version_sql return a row
+-- only when they wrote (insert_sql: also not when the key was taken by a
+-- concurrent inserter whose row is not in its snapshot: ON CONFLICT sees
+-- it). insert_sql and both updates also return the ctid and xmin of the
+-- row version they wrote (NULL: not applied): update_version_sql's $2 and
+-- $6 for the next write of the item. A ctid and an xmin name one row
+-- version: a slot is reused only after its tuple is pruned, which needs the
+-- transaction that replaced it committed, and no transaction after that
+-- has the first one's xid.
 CREATE OR REPLACE FUNCTION dynamopg.item_guard_sql(p_def jsonb,
-    OUT insert_sql text, OUT update_sql text, OUT delete_sql text)
+    OUT insert_sql text, OUT update_sql text, OUT delete_sql text,
+    OUT update_version_sql text)
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     v_id    bigint := (p_def->>'id')::bigint;
@@ -260,15 +312,19 @@ DECLARE
                     'ELSE (SELECT item FROM old) END AS cur, EXISTS (SELECT FROM w) AS applied';
     v_where text := dynamopg.key_where_sql(p_def, '$1::jsonb');
 BEGIN
-    insert_sql := format('WITH %s, %s, '
-        'w AS (INSERT INTO %s (hk, %s, item, size) SELECT $3::bigint, %s, $1::jsonb, $2::int FROM old '
-              'WHERE old.item IS NULL ON CONFLICT DO NOTHING RETURNING 1) %s',
-        v_cat, format(v_old, v_rel, v_where, '$4'), v_rel, dynamopg.build_key_cols(p_def),
-        dynamopg.build_key_vals(p_def, '$1::jsonb'), format(v_cur, v_id, '$4'));
+    insert_sql := format('INSERT INTO %s (hk, %s, item, size) SELECT $3::bigint, %s, $1::jsonb, $2::int %s '
+        'ON CONFLICT DO NOTHING RETURNING NULL::jsonb AS cur, true AS applied, ctid::text, xmin::text',
+        v_rel, dynamopg.build_key_cols(p_def), dynamopg.build_key_vals(p_def, '$1::jsonb'),
+        dynamopg.catalog_gate_sql(v_id, '$4'));
     update_sql := format('WITH %s, %s, '
         'w AS (UPDATE %s d SET item = $3::jsonb, size = $4::int FROM old '
-              'WHERE old.item = $2::jsonb AND %s RETURNING 1) %s',
+              'WHERE old.item = $2::jsonb AND %s RETURNING d.ctid, d.xmin) %s, '
+        '(SELECT w.ctid::text FROM w) AS ctid, (SELECT w.xmin::text FROM w) AS xmin',
         v_cat, format(v_old, v_rel, v_where, '$5'), v_rel, v_where, format(v_cur, v_id, '$5'));
+    update_version_sql := format('UPDATE %s d SET item = $3::jsonb, size = $4::int %s '
+        'AND d.ctid = $2::text::tid AND d.xmin = $6::text::xid AND %s '
+        'RETURNING NULL::jsonb AS cur, true AS applied, d.ctid::text, d.xmin::text',
+        v_rel, dynamopg.catalog_gate_sql(v_id, '$5'), v_where);
     delete_sql := format('WITH %s, %s, '
         'w AS (DELETE FROM %s d USING old WHERE old.item = $2::jsonb AND %s RETURNING 1) %s',
         v_cat, format(v_old, v_rel, v_where, '$3'), v_rel, v_where, format(v_cur, v_id, '$3'));

@@ -44,6 +44,21 @@ func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) 
 		requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "sync index after ItemPut")
 	}
 
+	// A caller that does not want the old item (store.WithOldUnneeded):
+	// the same writes, the same index rows; old is the item replaced or nil.
+	unneeded := store.WithOldUnneeded(ctx)
+	prev := steps[len(steps)-1].put
+	for i, st := range steps {
+		old, err := p.ItemPut(unneeded, tbl, st.put)
+		requireNoError(t, err, "ItemPut (old unneeded)")
+		requireTrue(t, old == nil || itemsEqual(old, prev), "step %d: ItemPut (old unneeded) returned %s, want %s or nil", i, show(old), show(prev))
+		got, err := s.ItemGet(ctx, tbl, tbl.KeyOf(st.put))
+		requireNoError(t, err, "ItemGet")
+		requireTrue(t, itemsEqual(got, st.put), "step %d (old unneeded): ItemGet %s, want %s", i, show(got), show(st.put))
+		requireIndexExact(ctx, t, s, tbl, &tbl.Indexes[0], "sync index after ItemPut (old unneeded)")
+		prev = st.put
+	}
+
 	old, err := p.ItemRemove(ctx, tbl, attr.Item{"pk": attr.Str("k")})
 	requireNoError(t, err, "ItemRemove")
 	requireTrue(t, itemsEqual(old, item("c", "4")), "ItemRemove returned %s, want %s", show(old), show(item("c", "4")))
@@ -63,9 +78,12 @@ func exercisePut(ctx context.Context, t *testing.T, newStore func(t *testing.T) 
 				k := attr.Str("race" + itoa((w+i)%keys))
 				it := attr.Item{"pk": k, "g": attr.Str([]string{"x", "y", "z"}[(w*i)%3]), "w": attr.Str(itoa(w))}
 				var err error
-				if (w+i)%4 == 3 {
+				switch (w + i) % 4 {
+				case 3:
 					_, err = p.ItemRemove(ctx, tbl, attr.Item{"pk": k})
-				} else {
+				case 2:
+					_, err = p.ItemPut(store.WithOldUnneeded(ctx), tbl, it)
+				default:
 					_, err = p.ItemPut(ctx, tbl, it)
 				}
 				if err != nil {

@@ -12,7 +12,8 @@ import (
 
 // TestWriteCatalogLockBeforeSnapshot checks what the catalog barrier
 // relies on (docs/index-build.md) for the statements that open an item
-// write (item_write_sql: lock, put, remove), which read the catalog row in
+// write (item_write_sql: lock, put, upsert, remove; item_guard_sql's
+// insert and updates), which read the catalog row in
 // the statement itself: a write that waits for its ROW SHARE lock on
 // dynamopg.tables behind a catalog change reads the changed row, not the
 // row of a snapshot taken before it held the lock. Here the change is a
@@ -25,13 +26,37 @@ func TestWriteCatalogLockBeforeSnapshot(t *testing.T) {
 	item := attr.Item{"pk": attr.Str("a"), "v": attr.Num("1")}
 	writes := map[string]func(*store.Table) error{
 		"put": func(tb *store.Table) error { _, err := s.ItemPut(ctx, tb, item); return err },
+		// The plain upsert (item_write_sql's upsert_sql).
+		"upsert": func(tb *store.Table) error {
+			_, err := s.ItemPut(store.WithOldUnneeded(ctx), tb, item)
+			return err
+		},
 		"write": func(tb *store.Table) error {
 			_, err := s.ItemWrite(ctx, tb, tb.KeyOf(item), func(attr.Item) (attr.Item, error) { return item, nil })
 			return err
 		},
 		"remove": func(tb *store.Table) error { _, err := s.ItemRemove(ctx, tb, tb.KeyOf(item)); return err },
+		// The optimistic update guarded by the row version its last write
+		// returned (item_guard_sql's update_version_sql).
+		"versioned": func(tb *store.Table) error {
+			_, err := s.ItemWrite(ctx, tb, tb.KeyOf(item), func(attr.Item) (attr.Item, error) {
+				return attr.Item{"pk": item["pk"], "v": attr.Num("2")}, nil
+			})
+			return err
+		},
 	}
-	for _, name := range []string{"put", "write", "remove"} {
+	for _, name := range []string{"put", "upsert", "write", "versioned", "remove"} {
+		if name == "versioned" {
+			// An optimistic write on the current description, whose row
+			// version the refused one then believes.
+			cur, err := s.TableGet(ctx, tb.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.ItemWrite(ctx, cur, cur.KeyOf(item), func(attr.Item) (attr.Item, error) { return item, nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if name == "remove" {
 			// Something to remove, on the current description.
 			cur, err := s.TableGet(ctx, tb.Name)

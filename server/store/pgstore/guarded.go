@@ -3,7 +3,10 @@ package pgstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"sync"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
@@ -16,13 +19,20 @@ import (
 // believe is there, and write it in one statement that writes only if the
 // row still holds exactly that item (dynamopg.item_guard_sql's statements): one round
 // trip and no transaction held open across round trips, where the locking
-// path (itemWriteOnce) needs two. The belief comes from the last image
+// path (itemWriteOnce) needs two. (The insert of a key believed absent is
+// an INSERT … ON CONFLICT DO NOTHING, which returns no item when the key is
+// taken: the item is then read, a second round trip.) The belief comes from the last image
 // this process read or wrote (itemImages), else "absent" (a conditional
 // put of a new key). A wrong belief costs one round trip: the statement
 // returns the item it found, locked, and the write is computed again from
 // that. So it is exact under any concurrency; after guardAttempts the
 // write falls back to the locking path, whose row lock serializes writers
-// of a hot key.
+// of a hot key. When the belief comes from this process's last optimistic
+// write of the item, that statement returned the row version it wrote
+// (ctid and xmin), and an update is guarded by that version instead of by
+// the item: a TID scan, and no second ~1 KB jsonb to parse and compare
+// (update_version_sql); it returns nothing when the row changed, and the
+// item is then read.
 
 // guardAttempts bounds the optimistic statements of one ItemWrite.
 const guardAttempts = 3
@@ -48,7 +58,8 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 	stmts := ts.guard
 	// verified: guess is what the row held at some point of this write (a
 	// read of it, or the item a failed statement found), not a belief.
-	guess := s.images.get(t.ID, keyJSON)
+	belief := s.images.get(t.ID, keyJSON)
+	guess := belief.raw
 	verified := false
 	for attempt := 0; attempt < guardAttempts; attempt++ {
 		if old, err = decodeItem(guess); err != nil {
@@ -69,7 +80,7 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 			if bytes.Equal(cur, guess) {
 				return nil, true, ferr
 			}
-			guess, verified = cur, true
+			guess, verified, belief = cur, true, image{}
 			continue
 		}
 		var nuJSON []byte
@@ -81,18 +92,30 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 			nuJSON = encodeItem(nu)
 		}
 		var cur []byte
-		var applied bool
+		var applied, reread bool
+		var ctid, xmin *string // the row version written (insert, update)
 		switch {
 		case guess == nil && nu == nil:
 			// Absent and stays absent: the lock statement shows which.
 			err = s.pool.QueryRow(ctx, ts.data.LockSql, keyJSON, t.Version).Scan(&cur)
 			applied = cur == nil
 		case guess == nil:
-			err = s.pool.QueryRow(ctx, stmts.InsertSql, nuJSON, size, keyHash(t.Hash.Name, nu), t.Version).Scan(&cur, &applied)
+			err = s.pool.QueryRow(ctx, stmts.InsertSql, nuJSON, size, keyHash(t.Hash.Name, nu), t.Version).Scan(&cur, &applied, &ctid, &xmin)
+			reread = errors.Is(err, pgx.ErrNoRows) // the key is taken
 		case nu == nil:
 			err = s.pool.QueryRow(ctx, stmts.DeleteSql, keyJSON, guess, t.Version).Scan(&cur, &applied)
+		case belief.ctid != "": // guess is belief.raw
+
+			err = s.pool.QueryRow(ctx, stmts.UpdateVersionSql, keyJSON, belief.ctid, nuJSON, size, t.Version, belief.xmin).Scan(&cur, &applied, &ctid, &xmin)
+			reread = errors.Is(err, pgx.ErrNoRows) // another row version
 		default:
-			err = s.pool.QueryRow(ctx, stmts.UpdateSql, keyJSON, guess, nuJSON, size, t.Version).Scan(&cur, &applied)
+			err = s.pool.QueryRow(ctx, stmts.UpdateSql, keyJSON, guess, nuJSON, size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
+		}
+		if reread {
+			// What the row holds instead is a read away.
+			if cur, err = s.itemGetRaw(ctx, t.ID, keyJSON); err != nil {
+				return nil, true, err
+			}
 		}
 		if err != nil {
 			if retryable(err) {
@@ -101,10 +124,14 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 			return nil, true, wrap("item write", err)
 		}
 		if applied {
-			s.images.put(t.ID, keyJSON, nuJSON)
+			im := image{raw: nuJSON}
+			if ctid != nil && xmin != nil {
+				im.ctid, im.xmin = *ctid, *xmin
+			}
+			s.images.put(t.ID, keyJSON, im)
 			return old, true, nil
 		}
-		guess, verified = cur, true
+		guess, verified, belief = cur, true, image{}
 	}
 	return nil, false, nil
 }
@@ -133,7 +160,7 @@ func (s *Store) itemGetRaw(ctx context.Context, id int64, keyJSON []byte) ([]byt
 	if err := s.pool.QueryRow(ctx, stmt, keyJSON).Scan(&raw); err != nil {
 		return nil, wrap("item get", err)
 	}
-	s.images.put(id, keyJSON, raw)
+	s.images.put(id, keyJSON, image{raw: raw})
 	return raw, nil
 }
 
@@ -141,13 +168,14 @@ func (s *Store) itemGetRaw(ctx context.Context, id int64, keyJSON []byte) ([]byt
 const imagesBudget = 8 << 20
 
 // itemImages is the last image of items this process read or wrote, by
-// table id and encoded key: the optimistic write's belief. An image may be
-// out of date (another process, or a write that failed after its
-// statement): the write's statement finds out. Past imagesBudget, arbitrary
-// images are dropped.
+// table id and encoded key: the optimistic write's belief, with the row
+// version (ctid, xmin) that holds it when the write that left it returned
+// one. An image may be out of date (another process, or a write that
+// failed after its statement): the write's statement finds out. Past
+// imagesBudget, arbitrary images are dropped.
 type itemImages struct {
 	mu    sync.Mutex
-	m     map[imageKey][]byte
+	m     map[imageKey]image
 	bytes int
 }
 
@@ -156,36 +184,45 @@ type imageKey struct {
 	key   string
 }
 
-// get returns the image of the item at keyJSON; nil (none known) is the
-// belief "absent".
-func (c *itemImages) get(table int64, keyJSON []byte) []byte {
+// image is an item as stored (nil: absent) and, when known, the row
+// version holding it (item_guard_sql: a ctid and an xmin name one).
+type image struct {
+	raw        []byte
+	ctid, xmin string
+}
+
+func (im image) size() int { return len(im.raw) + len(im.ctid) + len(im.xmin) }
+
+// get returns the image of the item at keyJSON; a nil raw (none known) is
+// the belief "absent".
+func (c *itemImages) get(table int64, keyJSON []byte) image {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.m[imageKey{table, string(keyJSON)}]
 }
 
-// put records raw (nil: absent) as the image of the item at keyJSON.
-func (c *itemImages) put(table int64, keyJSON, raw []byte) {
+// put records im (raw nil: absent) as the image of the item at keyJSON.
+func (c *itemImages) put(table int64, keyJSON []byte, im image) {
 	k := imageKey{table, string(keyJSON)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[k]; ok {
-		c.bytes -= len(old) + len(k.key)
+		c.bytes -= old.size() + len(k.key)
 		delete(c.m, k)
 	}
-	if raw == nil {
+	if im.raw == nil {
 		return // absent is the default belief
 	}
 	if c.m == nil {
-		c.m = make(map[imageKey][]byte)
+		c.m = make(map[imageKey]image)
 	}
 	for mk, v := range c.m {
-		if c.bytes+len(raw)+len(k.key) <= imagesBudget {
+		if c.bytes+im.size()+len(k.key) <= imagesBudget {
 			break
 		}
-		c.bytes -= len(v) + len(mk.key)
+		c.bytes -= v.size() + len(mk.key)
 		delete(c.m, mk)
 	}
-	c.m[k] = raw
-	c.bytes += len(raw) + len(k.key)
+	c.m[k] = im
+	c.bytes += im.size() + len(k.key)
 }

@@ -174,6 +174,21 @@ func (ts *tableStmts) blindRemoveSafe() bool {
 	return !slices.ContainsFunc(ts.indexes, func(ix *gen.IndexWriteSQLRow) bool { return ix != nil })
 }
 
+// upsert is put for a caller that does not want the item it replaces, on
+// a table without a stream: item_write_sql's upsert_sql, one INSERT … ON
+// CONFLICT DO UPDATE gated by the catalog check, whose one result is NULL
+// (the old item is not read), then the index statements, which need no old
+// item either (they delete by key).
+func (ts *tableStmts) upsert(item attr.Item) (itemWrite, error) {
+	size, err := itemSize(item)
+	if err != nil {
+		return itemWrite{}, err
+	}
+	itemJSON := encodeItem(item)
+	st := statement{ts.data.UpsertSql, []any{itemJSON, size, keyHash(ts.t.Hash.Name, item), ts.t.Version}}
+	return ts.write(st, nil, item, itemJSON), nil
+}
+
 // remove is the blind delete of keyJSON, likewise (blindRemoveSafe).
 func (ts *tableStmts) remove(keyJSON []byte) itemWrite {
 	st := statement{ts.data.RemoveSql, []any{keyJSON, ts.t.Version}}

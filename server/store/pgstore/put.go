@@ -11,7 +11,10 @@ import (
 )
 
 // ItemPut writes item whole in one round trip (tableStmts.put: the table's
-// statements, pipelined): no BEGIN, lock, write and COMMIT round trips.
+// statements, pipelined): no BEGIN, lock, write and COMMIT round trips;
+// when the caller does not want the old item (store.OldUnneeded) and the
+// table has no stream, the data row's statement is the plain upsert
+// (tableStmts.upsert), which does not read it.
 // Deadlocks and serialization failures (among them a lost insert race) are
 // retried as ItemWrite retries them. On a table with a local index it is
 // ItemWrite, which sizes the item's collection (collections.go).
@@ -23,14 +26,18 @@ func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (at
 	if err != nil {
 		return nil, err
 	}
-	w, err := ts.put(item)
+	put := ts.put
+	if store.OldUnneeded(ctx) && !ts.stream.Enabled {
+		put = ts.upsert // its old is nil: not read
+	}
+	w, err := put(item)
 	if err != nil {
 		return nil, err
 	}
 	old, err := s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.queryOld(ctx, w) })
 	if err == nil && ts.guardable() {
 		// What an UpdateItem of the item will believe (guarded.go).
-		s.images.put(t.ID, encodeItem(t.KeyOf(item)), w.args[0].([]byte))
+		s.images.put(t.ID, encodeItem(t.KeyOf(item)), image{raw: w.args[0].([]byte)})
 	}
 	return old, err
 }
