@@ -153,6 +153,18 @@ func (s *Store) ItemWriteMany(ctx context.Context, ops []store.WriteOp) ([]attr.
 	if err != nil {
 		return nil, err
 	}
+	for i, o := range order {
+		if o.stmts.guardable() {
+			// What an UpdateItem of the item will believe (guarded.go),
+			// as after ItemPut: a table loaded by BatchWriteItem is
+			// updated in one round trip.
+			var im image
+			if ops[o.pos].Put != nil {
+				im.raw = stmts[i].args[0].([]byte)
+			}
+			s.images.put(o.t.ID, o.key, im)
+		}
+	}
 	return olds, nil
 }
 
