@@ -10,9 +10,13 @@
 -- marker. drop_table_storage then removes the storage in three
 -- transactions, each bounded by a lock timeout:
 --
---   1. wait out the writers in flight: FOR UPDATE on the catalog row waits
---      for every transaction that read the catalog before the mark (they
---      hold it FOR KEY SHARE); later ones do not lock a DELETING row.
+--   1. wait out the writers in flight: pgstore first waits out the item
+--      writes with the catalog barrier (they do not lock the catalog row,
+--      but hold a lock on dynamopg.tables from before their snapshot:
+--      pgstore dropStorage); here FOR UPDATE on the catalog row waits for
+--      the queue's and the build's steps that read the catalog before the
+--      mark (they hold it FOR KEY SHARE); later ones do not lock a DELETING
+--      row.
 --   2. delete the table's queued rows under the advisory locks of their
 --      partitions (taken in ascending order), which waits out the worker
 --      batch in flight on each partition. Workers only try those locks, so

@@ -107,15 +107,19 @@ $$;
 -- with index_write_sql's statements for the sync indexes, the queue row for
 -- the async ones and, when the table's stream is enabled, the record, in
 -- one transaction. Each statement that opens a write reads the catalog row
--- first, FOR KEY SHARE (CTE c), and gates the item's row lock on its
--- version being the caller's; a different version, or no row (the table
--- gone or DELETING), is raised by catalog_refused (DPG01, undefined_table),
--- which runs only then, so the statement writes nothing. The catalog read
--- is part of the statement rather than a table_def call (no PL/pgSQL on the
--- write path): PostgreSQL takes a statement's relation locks (here ROW
--- SHARE on dynamopg.tables, for the FOR KEY SHARE) when it binds the plan,
--- before it takes the statement's snapshot, which is what the catalog
--- barrier relies on (docs/index-build.md). The texts depend only on the
+-- first (CTE c), and gates the item's row lock on its version being the
+-- caller's; a different version, or no row (the table gone or DELETING), is
+-- raised by catalog_refused (DPG01, undefined_table), which runs only then,
+-- so the statement writes nothing. The catalog read is part of the
+-- statement rather than a table_def call (no PL/pgSQL on the write path):
+-- PostgreSQL takes a statement's relation locks (here ACCESS SHARE on
+-- dynamopg.tables) when it binds the plan, before it takes the statement's
+-- snapshot, and holds them to the end of the transaction, which is what the
+-- catalog barrier relies on (docs/index-build.md), also for DeleteTable's
+-- wait for the writes in flight (pgstore dropStorage). The catalog row is
+-- not locked: every writer of a table locking the one row made it a
+-- MultiXact under concurrent writers, its page dirtied and WAL-logged at
+-- every write (~28k instructions a write at one client). The texts depend only on the
 -- table's id and key schema, which never change; a table whose indexes or
 -- stream change is a new catalog version, which the version check refuses.
 --
@@ -159,7 +163,7 @@ DECLARE
     v_rel   text := format('dynamopg_data.%I', 't_' || v_id);
     v_cols  text := dynamopg.build_key_cols(p_def);
     v_cat   text := format('c AS MATERIALIZED (SELECT t.version FROM dynamopg.tables t '
-                           'WHERE t.id = %s AND t.status <> ''DELETING'' FOR KEY SHARE)', v_id);
+                           'WHERE t.id = %s AND t.status <> ''DELETING'')', v_id);
     v_where text := dynamopg.key_where_sql(p_def, '$1::jsonb');
     v_put   text;
     v_putr  text;
@@ -239,17 +243,17 @@ $$;
 -- catalog_gate_sql is the FROM and WHERE of an INSERT … SELECT that writes
 -- only while table p_id's catalog row is at the version in parameter
 -- p_version (an item write's check, as item_write_sql's CTE c): one row
--- when it is, the row locked FOR KEY SHARE (and dynamopg.tables ROW SHARE
--- from when the statement is bound, before its snapshot, as the catalog
--- barrier needs); otherwise catalog_refused raises, so the statement and
--- the rest of its pipeline's transaction write nothing. One join of a
--- one-row relation and a locked index scan: far cheaper to start than the
--- CTEs it replaces (plan start-up is most of a small statement's cost).
+-- when it is (dynamopg.tables ACCESS SHARE from when the statement is
+-- bound, before its snapshot, as the catalog barrier needs); otherwise
+-- catalog_refused raises, so the statement and the rest of its pipeline's
+-- transaction write nothing. One join of a one-row relation and an index
+-- scan: far cheaper to start than the CTEs it replaces (plan start-up is
+-- most of a small statement's cost).
 CREATE OR REPLACE FUNCTION dynamopg.catalog_gate_sql(p_id bigint, p_version text)
 RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
     SELECT format('FROM (SELECT) one LEFT JOIN (SELECT t.version FROM dynamopg.tables t '
-                  'WHERE t.id = %s AND t.status <> ''DELETING'' FOR KEY SHARE) c ON true '
+                  'WHERE t.id = %s AND t.status <> ''DELETING'') c ON true '
                   'WHERE CASE WHEN c.version = %s::bigint THEN true '
                   'ELSE dynamopg.catalog_refused(%s, %s::bigint) IS NULL END',
                   p_id, p_version, p_id, p_version)
@@ -305,7 +309,7 @@ DECLARE
     v_id    bigint := (p_def->>'id')::bigint;
     v_rel   text := format('dynamopg_data.%I', 't_' || v_id);
     v_cat   text := format('c AS MATERIALIZED (SELECT t.version FROM dynamopg.tables t '
-                           'WHERE t.id = %s AND t.status <> ''DELETING'' FOR KEY SHARE)', v_id);
+                           'WHERE t.id = %s AND t.status <> ''DELETING'')', v_id);
     v_old   text := 'old AS MATERIALIZED (SELECT (SELECT d.item FROM %s d WHERE %s FOR UPDATE) AS item '
                     'FROM c WHERE c.version = %s::bigint)';
     v_cur   text := 'SELECT CASE WHEN NOT EXISTS (SELECT FROM old) THEN dynamopg.catalog_refused(%s, %s::bigint) '

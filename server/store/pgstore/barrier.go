@@ -13,12 +13,13 @@ import (
 
 // The catalog barrier (docs/index-build.md, "Why it is exact"). A change of
 // a table's index set commits at once (TableUpdate takes the catalog row FOR
-// NO KEY UPDATE, which writers' FOR KEY SHARE does not conflict with). What
-// must then be waited out are the writes that read the old definition: each
-// of them holds a lock on the relation dynamopg.tables from before its
-// catalog read (the write's statement takes ROW SHARE when it is bound,
-// before its snapshot; table_def in a statement of its own) until
-// it ends. The barrier lists the transactions holding such a lock once,
+// NO KEY UPDATE; item writers read the row without locking it, and the
+// queue's FOR KEY SHARE does not conflict). What must then be waited out
+// are the writes that read the old definition: each of them holds a lock
+// on the relation dynamopg.tables from before its catalog read (the item
+// write's statement takes ACCESS SHARE when it is bound, before its
+// snapshot; table_def ROW SHARE in a statement of its own) until it ends.
+// DeleteTable's drop waits out the item writes the same way (drop.go). The barrier lists the transactions holding such a lock once,
 // after the commit (dynamopg.catalog_lockers), and polls until none of them
 // is running. It takes no lock, so no writer ever waits for it; a writer
 // that starts meanwhile reads the new definition and is not waited for.
@@ -49,7 +50,8 @@ func (s *Store) barrierWait(ctx context.Context, db gen.DBTX) (time.Duration, er
 // lock on dynamopg.tables when it was called, other than db's own, has
 // ended, for at most limit (then errBarrierTimeout). db must not be inside
 // a transaction that holds such a lock that others wait for (nobody waits
-// for a ROW SHARE lock: only EXCLUSIVE and ACCESS EXCLUSIVE conflict).
+// for an ACCESS SHARE or ROW SHARE lock: only EXCLUSIVE and ACCESS
+// EXCLUSIVE conflict).
 // It returns how long it waited.
 func (s *Store) catalogBarrier(ctx context.Context, db gen.DBTX, limit time.Duration) (time.Duration, error) {
 	start := time.Now()

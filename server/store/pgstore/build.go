@@ -22,8 +22,8 @@ import (
 // The online build of a global secondary index (docs/index-build.md).
 //
 // TableUpdate commits the index as CREATING, with its storage, under the
-// catalog row's FOR NO KEY UPDATE lock, at once: it does not conflict with
-// the FOR KEY SHARE writes hold. Every write that reads the catalog after
+// catalog row's FOR NO KEY UPDATE lock, at once: item writes do not lock
+// the row, and the queue's FOR KEY SHARE does not conflict with it. Every write that reads the catalog after
 // that commit maintains the index. IndexBuildStart then runs the build in
 // the background: on its own connection (application_name
 // BuildApplicationName) holding the index's advisory lock, it first waits

@@ -14,8 +14,9 @@ import (
 // relies on (docs/index-build.md) for the statements that open an item
 // write (item_write_sql: lock, put, upsert, remove; item_guard_sql's
 // insert and updates), which read the catalog row in
-// the statement itself: a write that waits for its ROW SHARE lock on
-// dynamopg.tables behind a catalog change reads the changed row, not the
+// the statement itself: a write that waits for its lock on dynamopg.tables
+// (ACCESS SHARE: only ACCESS EXCLUSIVE makes it wait) behind a catalog
+// change reads the changed row, not the
 // row of a snapshot taken before it held the lock. Here the change is a
 // new version, so each write must be refused as stale and write nothing.
 func TestWriteCatalogLockBeforeSnapshot(t *testing.T) {
@@ -75,7 +76,7 @@ func TestWriteCatalogLockBeforeSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tx.Exec(ctx, `LOCK TABLE dynamopg.tables IN EXCLUSIVE MODE`); err != nil {
+		if _, err := tx.Exec(ctx, `LOCK TABLE dynamopg.tables IN ACCESS EXCLUSIVE MODE`); err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)

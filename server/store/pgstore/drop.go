@@ -17,6 +17,9 @@ const (
 	// orphan's drop (writers and queue batches in flight, readers of the data
 	// tables); a timeout leaves the table DELETING for the next pass.
 	dropLockTimeout = "3s"
+	// dropBarrierWait bounds dropStorage's wait for the item writes in
+	// flight (as dropLockTimeout the lock waits).
+	dropBarrierWait = 3 * time.Second
 	// dropInlineTimeout bounds TableDelete's inline drop as a whole. It does
 	// not follow the caller's context: a client that goes away must not
 	// interrupt a drop that is under way.
@@ -45,8 +48,18 @@ func (s *Store) dropStorageInline(ctx context.Context, id int64, name string) {
 }
 
 // dropStorage finishes the deletion of a DELETING table: queue rows, data
-// tables, catalog row.
+// tables, catalog row. First it waits out the item writes that may have
+// read the catalog row before the DELETING mark: they do not lock the row
+// (item_write_sql), but each holds a lock on dynamopg.tables from before
+// its snapshot to its end, so the catalog barrier (barrier.go), started
+// after the mark committed, waits for all of them; a write it does not see
+// reads DELETING and writes nothing. drop_table_storage's own first step
+// (the row FOR UPDATE) then waits for the queue and build steps, which do
+// lock the row (table_def).
 func (s *Store) dropStorage(ctx context.Context, id int64) error {
+	if _, err := s.catalogBarrier(ctx, s.pool, dropBarrierWait); err != nil {
+		return err
+	}
 	return s.q.DropTableStorage(ctx, s.pool, gen.DropTableStorageParams{TableID: id, LockTimeout: dropLockTimeout})
 }
 

@@ -89,9 +89,10 @@ func (s *Store) TableList(ctx context.Context, after string, limit int) ([]strin
 // DELETING table is store.ErrTableNotFound.
 //
 // The row lock conflicts with other catalog changes (TableUpdate,
-// DeleteTable's mark, a build's index removal), not with the FOR KEY SHARE
-// every item write holds until it commits: TableUpdate never waits for
-// writes and writes never wait for it (docs/index-build.md). It waits at
+// DeleteTable's mark, a build's index removal), not with item writes, which
+// read the row without locking it, nor with the queue's FOR KEY SHARE:
+// TableUpdate never waits for writes and writes never wait for it
+// (docs/index-build.md). It waits at
 // most catalog_lock_timeout_ms (a setting), then it is store.ErrConflict.
 // The barrier that waits out the writes that read the old definition runs
 // after the commit, blocking nobody: in the build of an added index (its

@@ -67,8 +67,8 @@ func (s *Store) withWriteStmts(ctx context.Context, order []txTarget) error {
 	return nil
 }
 
-// ItemTransact changes several items in one transaction: it locks each
-// target's catalog row FOR KEY SHARE and its item FOR UPDATE (pipelined, in
+// ItemTransact changes several items in one transaction: it checks each
+// target's catalog row and locks its item FOR UPDATE (pipelined, in
 // lockOrder), then the counters of their item collections (collections.go),
 // calls fn with the items in the caller's order, then writes fn's answer
 // for each target in lockOrder through the statements ItemWrite uses
