@@ -105,7 +105,6 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 		case nu == nil:
 			err = s.pool.QueryRow(ctx, stmts.DeleteSql, keyJSON, guess, t.Version).Scan(&cur, &applied)
 		case belief.ctid != "": // guess is belief.raw
-
 			err = s.pool.QueryRow(ctx, stmts.UpdateVersionSql, keyJSON, belief.ctid, nuJSON, size, t.Version, belief.xmin).Scan(&cur, &applied, &ctid, &xmin)
 			reread = errors.Is(err, pgx.ErrNoRows) // another row version
 		default:
@@ -160,7 +159,7 @@ func (s *Store) itemGetRaw(ctx context.Context, id int64, keyJSON []byte) ([]byt
 	if err := s.pool.QueryRow(ctx, stmt, keyJSON).Scan(&raw); err != nil {
 		return nil, wrap("item get", err)
 	}
-	s.images.put(id, keyJSON, image{raw: raw})
+	s.images.putRead(id, keyJSON, raw)
 	return raw, nil
 }
 
@@ -199,6 +198,20 @@ func (c *itemImages) get(table int64, keyJSON []byte) image {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.m[imageKey{table, string(keyJSON)}]
+}
+
+// putRead records raw, the item as a read found it, as the image of the
+// item at keyJSON. A read equal to the image known keeps the image's row
+// version: at worst the row version changed meanwhile (to an equal item),
+// and the update guarded by it writes nothing and reads the item.
+func (c *itemImages) putRead(table int64, keyJSON, raw []byte) {
+	c.mu.Lock()
+	old, ok := c.m[imageKey{table, string(keyJSON)}]
+	c.mu.Unlock()
+	if ok && old.ctid != "" && bytes.Equal(old.raw, raw) {
+		return
+	}
+	c.put(table, keyJSON, image{raw: raw})
 }
 
 // put records im (raw nil: absent) as the image of the item at keyJSON.
