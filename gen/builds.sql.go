@@ -152,6 +152,29 @@ func (q *Queries) BuildItem(ctx context.Context, db DBTX, arg BuildItemParams) (
 	return i, err
 }
 
+const BuildKeysSQL = `-- name: BuildKeysSQL :one
+SELECT coalesce(k.first_sql, '')::text AS first_sql, coalesce(k.next_sql, '')::text AS next_sql
+  FROM dynamopg.index_build_keys_sql($1::bigint) AS k
+`
+
+type BuildKeysSQLParams struct {
+	TableID int64
+}
+
+type BuildKeysSQLRow struct {
+	FirstSql string
+	NextSql  string
+}
+
+// BuildKeysSQL is the text of the page key reads (first page, next pages),
+// run on the build's snapshot connection; empty when the table is gone.
+func (q *Queries) BuildKeysSQL(ctx context.Context, db DBTX, arg BuildKeysSQLParams) (BuildKeysSQLRow, error) {
+	row := db.QueryRow(ctx, BuildKeysSQL, arg.TableID)
+	var i BuildKeysSQLRow
+	err := row.Scan(&i.FirstSql, &i.NextSql)
+	return i, err
+}
+
 const BuildLockRelease = `-- name: BuildLockRelease :exec
 SELECT pg_advisory_unlock(dynamopg.build_lock_key($1::bigint))
 `
@@ -185,33 +208,39 @@ func (q *Queries) BuildLockTry(ctx context.Context, db DBTX, arg BuildLockTryPar
 }
 
 const BuildPage = `-- name: BuildPage :one
-SELECT p.n::int AS n, p.last_key::jsonb AS last_key, p.more::boolean AS more,
+SELECT p.n::int AS n, p.last_key::jsonb AS last_key,
        p.skipped::jsonb AS skipped, p.gone::boolean AS gone
-  FROM dynamopg.index_build_page($1::bigint, $2::bigint, $3::jsonb) AS p
+  FROM dynamopg.index_build_page($1::bigint, $2::bigint, $3::jsonb,
+                                 $4::jsonb) AS p
 `
 
 type BuildPageParams struct {
 	TableID int64
 	IndexID int64
 	After   []byte
+	Keys    []byte
 }
 
 type BuildPageRow struct {
 	N       int32
 	LastKey []byte
-	More    bool
 	Skipped []byte
 	Gone    bool
 }
 
-// BuildPage writes one page of the table into the index (one transaction).
+// BuildPage writes the rows of one page's keys into the index (one
+// transaction).
 func (q *Queries) BuildPage(ctx context.Context, db DBTX, arg BuildPageParams) (BuildPageRow, error) {
-	row := db.QueryRow(ctx, BuildPage, arg.TableID, arg.IndexID, arg.After)
+	row := db.QueryRow(ctx, BuildPage,
+		arg.TableID,
+		arg.IndexID,
+		arg.After,
+		arg.Keys,
+	)
 	var i BuildPageRow
 	err := row.Scan(
 		&i.N,
 		&i.LastKey,
-		&i.More,
 		&i.Skipped,
 		&i.Gone,
 	)

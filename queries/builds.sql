@@ -17,11 +17,19 @@ SELECT c.gone::boolean AS gone, c.resume_key::jsonb AS resume_key, c.rows_done::
 -- BuildBackfilling sets Backfilling in the catalog; false when the index is not CREATING.
 SELECT dynamopg.index_build_backfilling(@table_id::bigint, @index_id::bigint)::boolean AS building;
 
+-- name: BuildKeysSQL :one
+-- BuildKeysSQL is the text of the page key reads (first page, next pages),
+-- run on the build's snapshot connection; empty when the table is gone.
+SELECT coalesce(k.first_sql, '')::text AS first_sql, coalesce(k.next_sql, '')::text AS next_sql
+  FROM dynamopg.index_build_keys_sql(@table_id::bigint) AS k;
+
 -- name: BuildPage :one
--- BuildPage writes one page of the table into the index (one transaction).
-SELECT p.n::int AS n, p.last_key::jsonb AS last_key, p.more::boolean AS more,
+-- BuildPage writes the rows of one page's keys into the index (one
+-- transaction).
+SELECT p.n::int AS n, p.last_key::jsonb AS last_key,
        p.skipped::jsonb AS skipped, p.gone::boolean AS gone
-  FROM dynamopg.index_build_page(@table_id::bigint, @index_id::bigint, sqlc.narg('after')::jsonb) AS p;
+  FROM dynamopg.index_build_page(@table_id::bigint, @index_id::bigint, sqlc.narg('after')::jsonb,
+                                 @keys::jsonb) AS p;
 
 -- name: BuildItem :one
 -- BuildItem writes one item a page skipped, waiting for its row lock.

@@ -12,7 +12,11 @@
 --                          on dynamopg.tables when it started has ended
 --   index_build_barrier_done  barrier_ms
 --   index_build_backfilling Backfilling true in the catalog, phase backfill
---   index_build_page       one page of the table (one transaction)
+--   index_build_keys_sql   the text of the page key reads, which the
+--                          builder runs on a second connection in one
+--                          REPEATABLE READ transaction begun after the
+--                          barrier: the backfill's snapshot
+--   index_build_page       one page of those keys (one transaction)
 --   index_build_item       one row a writer held during its page
 --   index_build_progress   the page is done: current_key, rows_done
 --   index_build_sweep      index rows whose item is gone
@@ -227,57 +231,73 @@ BEGIN
 END;
 $$;
 
--- index_build_page writes one page of the table into the index, in the
--- caller's transaction: the next build_page_size base keys after p_after
--- (NULL: from the start) in key order. The rows of the page it can lock
+-- index_build_keys_sql is the text of the statements that read the keys of
+-- a backfill's pages from table p_table, in base key order: first_sql the
+-- first page's ($1 the page size), next_sql the next page's ($1 the page
+-- size, $2 the last key of the page before). Each returns a JSON array of
+-- keys (queue_key), empty at the end. The builder runs them in a
+-- REPEATABLE READ transaction of its own begun after the catalog barrier,
+-- so the pages hold the rows of that snapshot only: a row not in it was
+-- written by a transaction that read the catalog with the index CREATING,
+-- which maintained the index itself, so the backfill never walks the rows
+-- writers add during the build (docs/index-build.md). The texts read no
+-- catalog table: that transaction holds no lock the catalog barrier of
+-- another build would wait for.
+CREATE OR REPLACE FUNCTION dynamopg.index_build_keys_sql(p_table bigint,
+    OUT first_sql text, OUT next_sql text)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_def  jsonb := dynamopg.table_def(p_table, false);
+    v_cols text;
+    v_sel  text;
+BEGIN
+    IF v_def IS NULL THEN
+        RETURN;
+    END IF;
+    v_cols := dynamopg.build_key_cols(v_def);
+    v_sel := format('SELECT coalesce(jsonb_agg(dynamopg.queue_key(%L::jsonb, p.item) ORDER BY %s), ''[]'') '
+                    'FROM (SELECT %s, item FROM dynamopg_data.%I ',
+                    v_def, v_cols, v_cols, 't_' || p_table);
+    first_sql := v_sel || format('ORDER BY %s LIMIT $1) p', v_cols);
+    next_sql := v_sel || format('WHERE (%s) > (%s) ORDER BY %s LIMIT $1) p',
+                                v_cols, dynamopg.build_key_vals(v_def, '$2::jsonb'), v_cols);
+END;
+$$;
+
+-- index_build_page writes one page into the index, in the caller's
+-- transaction: the rows of the keys p_keys (a JSON array, in base key
+-- order, read by index_build_keys_sql's statements; p_after is the last key
+-- of the page before, NULL for the first). The rows of the page it can lock
 -- FOR SHARE SKIP LOCKED get their current state written; the keys of the
 -- others (held by a writer, or deleted since) are returned in skipped, for
 -- index_build_item after this transaction commits, so that a page never
--- holds row locks while it waits for one. more is false at the end of the
--- table; gone is true when the index is no longer CREATING.
+-- holds row locks while it waits for one. gone is true when the index is
+-- no longer CREATING.
 CREATE OR REPLACE FUNCTION dynamopg.index_build_page(p_table bigint, p_index bigint, p_after jsonb,
-    OUT n int, OUT last_key jsonb, OUT more boolean, OUT skipped jsonb, OUT gone boolean)
+    p_keys jsonb, OUT n int, OUT last_key jsonb, OUT skipped jsonb, OUT gone boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_def   jsonb := dynamopg.table_def(p_table, true);
     v_ix    jsonb := dynamopg.build_index(v_def, p_index);
-    v_size  int := greatest(dynamopg.setting_int('build_page_size', 256), 1);
-    v_rel   text := 't_' || p_table;
     v_cols  text := dynamopg.build_key_cols(v_def);
-    v_where text := 'true';
-    v_keys  jsonb[];
+    v_keys  jsonb[] := ARRAY(SELECT jsonb_array_elements(p_keys));
     v_done  jsonb[] := '{}';
     v_items jsonb[];
 BEGIN
     n := 0;
-    more := false;
     skipped := '[]';
     gone := v_ix IS NULL;
-    IF gone THEN
+    IF gone OR coalesce(array_length(v_keys, 1), 0) = 0 THEN
         RETURN;
     END IF;
-    IF p_after IS NOT NULL THEN
-        v_where := format('(%s) > (%s)', v_cols, dynamopg.build_key_vals(v_def, '$1::jsonb'));
-    END IF;
-    -- The page: its keys, without locks.
-    EXECUTE format('SELECT array_agg(dynamopg.queue_key($2, p.item) ORDER BY %s) '
-                   'FROM (SELECT %s, item FROM dynamopg_data.%I WHERE %s ORDER BY %s LIMIT $3) p',
-                   v_cols, v_cols, v_rel, v_where, v_cols)
-       INTO v_keys USING p_after, v_def, v_size;
-    IF v_keys IS NULL THEN
-        RETURN;
-    END IF;
-    more := array_length(v_keys, 1) = v_size;
     last_key := v_keys[array_length(v_keys, 1)];
-    -- Its rows nobody holds: locked (a statement of its own, so a later
-    -- snapshot: rows written since the page's keys were read are locked
-    -- and written too), their current state written in set statements
-    -- (build_write_page), not two per row.
+    -- Its rows nobody holds, locked, their current state written in set
+    -- statements (build_write_page), not two per row.
     EXECUTE format(
         'SELECT array_agg(l.item ORDER BY %s) FROM (SELECT %s, item FROM dynamopg_data.%I '
-        'WHERE %s AND (%s) <= (%s) ORDER BY %s FOR SHARE SKIP LOCKED) l',
-        v_cols, v_cols, v_rel, v_where, v_cols, dynamopg.build_key_vals(v_def, '$2::jsonb'), v_cols)
-       INTO v_items USING p_after, last_key;
+        'WHERE %s ORDER BY %s FOR SHARE SKIP LOCKED) l',
+        v_cols, v_cols, 't_' || p_table, dynamopg.keys_in_sql(v_def, '$1::jsonb[]'), v_cols)
+       INTO v_items USING v_keys;
     IF v_items IS NOT NULL THEN
         PERFORM dynamopg.build_write_page(v_def, v_ix, v_items, p_after, last_key);
         n := array_length(v_items, 1);

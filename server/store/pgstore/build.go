@@ -308,15 +308,31 @@ func (s *Store) buildOnce(ctx context.Context, b buildTarget, log interface {
 	if err != nil {
 		return fmt.Errorf("pgstore: index build: settings: %w", err)
 	}
+	pageSize, err := s.q.BuildSettingInt(ctx, conn, gen.BuildSettingIntParams{Key: "build_page_size", Fallback: 256})
+	if err != nil {
+		return fmt.Errorf("pgstore: index build: settings: %w", err)
+	}
+	pageSize = max(pageSize, 1)
+	// The backfill's snapshot, taken now, after the barrier: see
+	// buildSnapshot.
+	snap, err := s.buildSnapshot(ctx, b.tableID)
+	if err != nil {
+		return fmt.Errorf("pgstore: index build: snapshot: %w", err)
+	}
+	defer snap.close(ctx)
 	log.InfoContext(ctx, "index build: backfill started", "resume", claim.ResumeKey != nil, "rows_done", claim.RowsDone)
 	start := time.Now()
 	after := claim.ResumeKey
 	var rows int64
 	for {
 		runHook(&testHookBuildPage)
+		keys, more, err := snap.keys(ctx, after, pageSize)
+		if err != nil {
+			return fmt.Errorf("pgstore: index build: page keys: %w", err)
+		}
 		var page gen.BuildPageRow
 		retries, err := buildRetry(ctx, int(maxRetries), func() (err error) {
-			page, err = buildPage(ctx, conn, gen.BuildPageParams{TableID: b.tableID, IndexID: b.indexID, After: after})
+			page, err = buildPage(ctx, conn, gen.BuildPageParams{TableID: b.tableID, IndexID: b.indexID, After: after, Keys: keys})
 			return err
 		})
 		if err != nil {
@@ -354,7 +370,7 @@ func (s *Store) buildOnce(ctx context.Context, b buildTarget, log interface {
 		if page.LastKey != nil {
 			after = page.LastKey
 		}
-		if !page.More {
+		if !more {
 			break
 		}
 	}
@@ -412,11 +428,11 @@ func buildRetry(ctx context.Context, maxRetries int, fn func() error) (int, erro
 func buildPage(ctx context.Context, conn *pgx.Conn, p gen.BuildPageParams) (page gen.BuildPageRow, err error) {
 	b := &pgx.Batch{}
 	b.Queue(gen.TxBegin)
-	b.Queue(gen.BuildPage, p.TableID, p.IndexID, p.After)
+	b.Queue(gen.BuildPage, p.TableID, p.IndexID, p.After, p.Keys)
 	b.Queue(gen.TxCommit)
 	br := conn.SendBatch(ctx, b)
 	if _, err = br.Exec(); err == nil {
-		err = br.QueryRow().Scan(&page.N, &page.LastKey, &page.More, &page.Skipped, &page.Gone)
+		err = br.QueryRow().Scan(&page.N, &page.LastKey, &page.Skipped, &page.Gone)
 	}
 	if err == nil {
 		_, err = br.Exec()
