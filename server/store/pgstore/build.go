@@ -375,6 +375,7 @@ func (s *Store) buildOnce(ctx context.Context, b buildTarget, log interface {
 		}
 	}
 	backfill := time.Since(start)
+	snap.close(ctx) // the sweep needs no snapshot: let vacuum's horizon go
 	var sweep gen.BuildSweepRow
 	if _, err := s.buildTx(ctx, conn, int(maxRetries), func(tx pgx.Tx) (err error) {
 		sweep, err = s.q.BuildSweep(ctx, tx, gen.BuildSweepParams{TableID: b.tableID, IndexID: b.indexID})

@@ -27,9 +27,8 @@ import (
 // dynamopg.tables that another build's catalog barrier would wait for. Like
 // any open snapshot it holds back vacuum's horizon while the backfill runs.
 type buildSnap struct {
-	conn        *pgx.Conn
+	conn        *pgx.Conn // nil once closed
 	first, next string
-	table       int64
 }
 
 // buildSnapshot opens the snapshot connection and its transaction, and
@@ -55,7 +54,7 @@ func (s *Store) buildSnapshot(ctx context.Context, tableID int64) (*buildSnap, e
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	return &buildSnap{conn: conn, first: texts.FirstSql, next: texts.NextSql, table: tableID}, nil
+	return &buildSnap{conn: conn, first: texts.FirstSql, next: texts.NextSql}, nil
 }
 
 // keys reads the keys of the page after the key after (nil: the first
@@ -78,7 +77,11 @@ func (b *buildSnap) keys(ctx context.Context, after []byte, size int32) (keys []
 	return keys, len(list) == int(size), nil
 }
 
-// close ends the snapshot's transaction and connection.
+// close ends the snapshot's transaction and connection; a second call
+// does nothing.
 func (b *buildSnap) close(ctx context.Context) {
-	b.conn.Close(context.WithoutCancel(ctx))
+	if b.conn != nil {
+		b.conn.Close(context.WithoutCancel(ctx))
+		b.conn = nil
+	}
 }
