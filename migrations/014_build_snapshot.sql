@@ -1,4 +1,4 @@
--- 013_build_snapshot: the backfill writes the rows of one snapshot, taken
+-- 014_build_snapshot: the backfill writes the rows of one snapshot, taken
 -- after the catalog barrier (dynamopg.index_build_keys_sql, read by the
 -- builder on a connection of its own): a row not in it was written by a
 -- writer that maintained the index itself, so the backfill no longer walks
