@@ -19,8 +19,9 @@ import (
 // on the relation dynamopg.tables from before its catalog read (the item
 // write's statement takes ACCESS SHARE when it is bound, before its
 // snapshot; table_def ROW SHARE in a statement of its own) until it ends.
-// DeleteTable's drop waits out the item writes the same way (drop.go). The barrier lists the transactions holding such a lock once,
-// after the commit (dynamopg.catalog_lockers), and polls until none of them
+// DeleteTable's drop waits out the item writes the same way (drop.go).
+// The barrier lists the transactions holding such a lock once, after the
+// commit (dynamopg.catalog_lockers), and polls until none of them
 // is running. It takes no lock, so no writer ever waits for it; a writer
 // that starts meanwhile reads the new definition and is not waited for.
 

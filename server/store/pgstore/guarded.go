@@ -38,8 +38,13 @@ import (
 const guardAttempts = 3
 
 // guardable reports whether ts's writes are the data row's statement alone.
-func (ts *tableStmts) guardable() bool {
-	return len(ts.indexes) == 0 && !ts.stream.Enabled && !ts.sized
+func (ts *tableStmts) guardable() bool { return guardable(ts.t) }
+
+// guardable reports whether t's writes are the data row's statement alone
+// (no index, no stream, no local index): the optimistic write's tables,
+// the only ones whose item images are of use.
+func guardable(t *store.Table) bool {
+	return len(t.Indexes) == 0 && !store.StreamSpecOf(t).Enabled && !t.HasLocalIndex()
 }
 
 // itemWriteGuarded is ItemWrite's optimistic path. done reports that the
@@ -206,19 +211,23 @@ func (c *itemImages) get(table int64, keyJSON []byte) image {
 // and the update guarded by it writes nothing and reads the item.
 func (c *itemImages) putRead(table int64, keyJSON, raw []byte) {
 	c.mu.Lock()
-	old, ok := c.m[imageKey{table, string(keyJSON)}]
-	c.mu.Unlock()
-	if ok && old.ctid != "" && bytes.Equal(old.raw, raw) {
+	defer c.mu.Unlock()
+	if old, ok := c.m[imageKey{table, string(keyJSON)}]; ok && old.ctid != "" && bytes.Equal(old.raw, raw) {
 		return
 	}
-	c.put(table, keyJSON, image{raw: raw})
+	c.putLocked(table, keyJSON, image{raw: raw})
 }
 
 // put records im (raw nil: absent) as the image of the item at keyJSON.
 func (c *itemImages) put(table int64, keyJSON []byte, im image) {
-	k := imageKey{table, string(keyJSON)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.putLocked(table, keyJSON, im)
+}
+
+// putLocked is put with c.mu held.
+func (c *itemImages) putLocked(table int64, keyJSON []byte, im image) {
+	k := imageKey{table, string(keyJSON)}
 	if old, ok := c.m[k]; ok {
 		c.bytes -= old.size() + len(k.key)
 		delete(c.m, k)

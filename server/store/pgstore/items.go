@@ -28,7 +28,9 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 	if err := s.pool.QueryRow(ctx, stmt, keyJSON).Scan(&raw); err != nil {
 		return nil, wrap("item get", err) // no row: the table is gone (ErrTableNotFound)
 	}
-	s.images.putRead(t.ID, keyJSON, raw)
+	if guardable(t) {
+		s.images.putRead(t.ID, keyJSON, raw)
+	}
 	return decodeItem(raw)
 }
 
