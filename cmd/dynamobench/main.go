@@ -66,6 +66,7 @@ type config struct {
 func main() {
 	maybePinExec()
 	maybeLagPoll()
+	maybeHTTPFloor()
 	var cfg config
 	var clients, workloads, targets string
 	flag.DurationVar(&cfg.duration, "d", 3*time.Second, "measured duration of each cell (workload × target × clients)")

@@ -284,7 +284,7 @@ func ratios(rep *report) []ratio {
 		var bases []string
 		switch c.Target {
 		case tDynPG:
-			bases = []string{tPgbench, tDynalite, tMoto}
+			bases = []string{tPgbench, tHTTPFloor, tDynalite, tMoto}
 		case tDynSQLite:
 			bases = []string{tSQLite, tDynalite, tMoto}
 		default:
@@ -407,7 +407,7 @@ func printReport(f *os.File, rep *report) {
 	}
 	fmt.Fprintln(f)
 	tw := tabwriter.NewWriter(f, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tclients\ttarget\tops/s\tp50 ms\tp99 ms\tserver µs/op\tdb µs/op\tload µs/op\tbusy\terrors\tvs floor (cpu)\tvs dynalite (cpu)\tvs moto (cpu)\t")
+	fmt.Fprintln(tw, "workload\tclients\ttarget\tops/s\tp50 ms\tp99 ms\tserver µs/op\tdb µs/op\tload µs/op\tbusy\terrors\tvs floor (cpu)\tvs http-floor (cpu)\tvs dynalite (cpu)\tvs moto (cpu)\t")
 	idx := map[string]int{}
 	for i, t := range allTargets {
 		idx[t] = i
@@ -441,23 +441,23 @@ func printReport(f *os.File, rep *report) {
 	last := ""
 	for _, c := range cells {
 		if last != "" && last != c.Workload {
-			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t")
+			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t")
 		}
 		last = c.Workload
-		floor, dl, mo := "", "", ""
+		floor, hf, dl, mo := "", "", "", ""
 		if fl, ok := floorOf[c.Target]; ok {
-			floor, dl, mo = rat(c, fl), rat(c, tDynalite), rat(c, tMoto)
+			floor, hf, dl, mo = rat(c, fl), rat(c, tHTTPFloor), rat(c, tDynalite), rat(c, tMoto)
 		}
 		if c.Ops == 0 {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t-\t-\t-\t-\t-\t-\t-\t%d\t\t\t\t%s\n", c.Workload, c.Clients, c.Target, c.Errors, trunc(c.FirstError, 60))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t-\t-\t-\t-\t-\t-\t-\t%d\t\t\t\t\t%s\n", c.Workload, c.Clients, c.Target, c.Errors, trunc(c.FirstError, 60))
 			continue
 		}
 		db := "-"
 		if c.CPU.DBUsPerOp > 0 {
 			db = fmt.Sprintf("%.0f", c.CPU.DBUsPerOp)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.0f\t%s\t%.0f\t%.2f\t%d\t%s\t%s\t%s\t\n",
-			c.Workload, c.Clients, c.Target, c.OpsPerSec, c.P50Ms, c.P99Ms, c.CPU.ServerUsPerOp, db, c.CPU.ClientUsPerOp, c.CPU.ServerCoresBusy, c.Errors, floor, dl, mo)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t%.2f\t%.2f\t%.0f\t%s\t%.0f\t%.2f\t%d\t%s\t%s\t%s\t%s\t\n",
+			c.Workload, c.Clients, c.Target, c.OpsPerSec, c.P50Ms, c.P99Ms, c.CPU.ServerUsPerOp, db, c.CPU.ClientUsPerOp, c.CPU.ServerCoresBusy, c.Errors, floor, hf, dl, mo)
 	}
 	tw.Flush()
 	for _, ck := range rep.Checks {

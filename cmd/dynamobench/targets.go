@@ -30,12 +30,15 @@ const (
 	tSQLite    = "sqlite"
 	tDynalite  = "dynalite"
 	tMoto      = "moto"
+	// tHTTPFloor is net/http and pgx running the floor's statements
+	// (httpfloor.go).
+	tHTTPFloor = "http-floor"
 	// tExternal is a server started by hand (-external-url), e.g. under
 	// valgrind or perf; not part of "all".
 	tExternal = "external"
 )
 
-var allTargets = []string{tDynPG, tDynSQLite, tPgbench, tSQLite, tDynalite, tMoto}
+var allTargets = []string{tDynPG, tDynSQLite, tPgbench, tHTTPFloor, tSQLite, tDynalite, tMoto}
 
 // floorOf is the floor each dynamopg target is divided by.
 var floorOf = map[string]string{tDynPG: tPgbench, tDynSQLite: tSQLite}
@@ -702,6 +705,8 @@ func newTarget(ctx context.Context, env *benchEnv, name string) (target, error) 
 		return newDynamopgTarget(ctx, env, name, "sqlite")
 	case tPgbench:
 		return newPgbenchTarget(ctx, env)
+	case tHTTPFloor:
+		return newHTTPFloorTarget(ctx, env)
 	case tSQLite:
 		dir, err := os.MkdirTemp("", "dynamobench-floor-")
 		if err != nil {
