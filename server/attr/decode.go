@@ -3,6 +3,7 @@ package attr
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -813,7 +814,12 @@ func (d *decoder) str() []byte {
 	data := d.data
 	start := d.pos + 1
 	i := start
-	for ; i < len(data); i++ { // fast path: printable ASCII without escapes
+	// Fast path: printable ASCII without escapes, eight bytes at a time
+	// (plainWord), then byte by byte to the closing quote.
+	for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+		i += 8
+	}
+	for ; i < len(data); i++ {
 		c := data[i]
 		if c == '"' {
 			d.pos = i + 1

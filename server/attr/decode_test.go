@@ -701,3 +701,46 @@ func genNumber(r *rand.Rand) string {
 func genBase64(r *rand.Rand, b []byte) []byte {
 	return append(b, []string{`"AA=="`, `"AAE="`, `"AAE"`, `""`, `"YQ\n=="`, `"____"`, `"A"`}[r.IntN(7)]...)
 }
+
+// The benchmark's PutItem: a few short attributes and a 1,000-byte string.
+func BenchmarkDecodeBenchItem(b *testing.B) {
+	data := []byte(`{"pk":{"S":"n123456"},"sk":{"S":"s"},"g":{"S":"g"},"g2":{"S":"g"},"n":{"N":"1"},"data":{"S":"` +
+		strings.Repeat("abcdefghij", 100) + `"}}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := DecodeItem(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The string fast path reads eight bytes at a time: an escape, a control
+// character or a non-ASCII rune at any offset of strings of any length
+// near the word size decodes as encoding/json decodes it, and a bare
+// control character is refused.
+func TestDecodeStringAtEveryOffset(t *testing.T) {
+	specials := []string{`\"`, `\\`, `\n`, `\u00e9`, "é", "\u2028", `\ud83d\ude00`}
+	for n := 0; n <= 26; n++ {
+		for at := 0; at <= n; at++ {
+			for _, sp := range specials {
+				text := strings.Repeat("a", at) + sp + strings.Repeat("b", n-at)
+				data := []byte(`{"s":{"S":"` + text + `"}}`)
+				var want struct {
+					S struct{ S string } `json:"s"`
+				}
+				if err := json.Unmarshal(data, &want); err != nil {
+					t.Fatal(err)
+				}
+				got, err := DecodeItem(data)
+				if err != nil || got["s"].S != want.S.S {
+					t.Fatalf("%q: got %q, %v; want %q", data, got["s"].S, err, want.S.S)
+				}
+			}
+			bad := []byte(`{"s":{"S":"` + strings.Repeat("a", at) + "\x01" + strings.Repeat("b", n-at) + `"}}`)
+			if _, err := DecodeItem(bad); err == nil {
+				t.Fatalf("%q: a bare control character was accepted", bad)
+			}
+		}
+	}
+}
