@@ -285,9 +285,12 @@ $$;
 --               below returned): $2 its ctid, $6 its xmin (text), which
 --               together name one row version; the update is a TID scan
 --               gated by the catalog check (catalog_gate_sql), one
---               statement without CTEs and without a second ~1 KB jsonb
---               parameter to parse and compare; it returns a row only when
---               it updated (a changed row: the caller reads the item)
+--               statement without CTEs; as that version holds exactly the
+--               item believed, it takes the change instead of the new
+--               item: $3 the top-level attributes set (a jsonb object),
+--               $7 the names removed (text[]), so that PostgreSQL parses
+--               a few bytes, not the ~1 KB item; it returns a row only
+--               when it updated (a changed row: the caller reads the item)
 --   delete_sql  $1 key, $2 the item believed there, $3 version: delete
 --               where the row holds $2
 --
@@ -325,7 +328,7 @@ BEGIN
               'WHERE old.item = $2::jsonb AND %s RETURNING d.ctid, d.xmin) %s, '
         '(SELECT w.ctid::text FROM w) AS ctid, (SELECT w.xmin::text FROM w) AS xmin',
         v_cat, format(v_old, v_rel, v_where, '$5'), v_rel, v_where, format(v_cur, v_id, '$5'));
-    update_version_sql := format('UPDATE %s d SET item = $3::jsonb, size = $4::int %s '
+    update_version_sql := format('UPDATE %s d SET item = (d.item - $7::text[]) || $3::jsonb, size = $4::int %s '
         'AND d.ctid = $2::text::tid AND d.xmin = $6::text::xid AND %s '
         'RETURNING NULL::jsonb AS cur, true AS applied, d.ctid::text, d.xmin::text',
         v_rel, dynamopg.catalog_gate_sql(v_id, '$5'), v_where);

@@ -31,8 +31,9 @@ import (
 // write of the item, that statement returned the row version it wrote
 // (ctid and xmin), and an update is guarded by that version instead of by
 // the item: a TID scan, and no second ~1 KB jsonb to parse and compare
-// (update_version_sql); it returns nothing when the row changed, and the
-// item is then read.
+// (update_version_sql), which sends only the attributes that change
+// (itemPatch); it returns nothing when the row changed, and the item is
+// then read.
 
 // guardAttempts bounds the optimistic statements of one ItemWrite.
 const guardAttempts = 3
@@ -109,8 +110,13 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 			reread = errors.Is(err, pgx.ErrNoRows) // the key is taken
 		case nu == nil:
 			err = s.pool.QueryRow(ctx, stmts.DeleteSql, keyJSON, guess, t.Version).Scan(&cur, &applied)
-		case belief.ctid != "": // guess is belief.raw
-			err = s.pool.QueryRow(ctx, stmts.UpdateVersionSql, keyJSON, belief.ctid, nuJSON, size, t.Version, belief.xmin).Scan(&cur, &applied, &ctid, &xmin)
+		case belief.ctid != "": // guess is belief.raw, old its item
+			set, removed, ok := itemPatch(old, nu)
+			if !ok {
+				err = s.pool.QueryRow(ctx, stmts.UpdateSql, keyJSON, guess, nuJSON, size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
+				break
+			}
+			err = s.pool.QueryRow(ctx, stmts.UpdateVersionSql, keyJSON, belief.ctid, encodeItem(set), size, t.Version, belief.xmin, removed).Scan(&cur, &applied, &ctid, &xmin)
 			reread = errors.Is(err, pgx.ErrNoRows) // another row version
 		default:
 			err = s.pool.QueryRow(ctx, stmts.UpdateSql, keyJSON, guess, nuJSON, size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
