@@ -68,7 +68,11 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 	guess := belief.raw
 	verified := false
 	for attempt := 0; attempt < guardAttempts; attempt++ {
-		if old, err = decodeItem(guess); err != nil {
+		if belief.item != nil {
+			// guess is belief.raw, decoded when it was written; a copy,
+			// as the caller gets old.
+			old = belief.item.Clone()
+		} else if old, err = decodeItem(guess); err != nil {
 			return nil, true, err
 		}
 		nu, ferr := fn(old.Clone())
@@ -134,7 +138,12 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 			return nil, true, wrap("item write", err)
 		}
 		if applied {
+			// The item too, for the next write's old (a copy: the caller
+			// keeps nu).
 			im := image{raw: nuJSON}
+			if nu != nil {
+				im.item = nu.Clone()
+			}
 			if ctid != nil && xmin != nil {
 				im.ctid, im.xmin = *ctid, *xmin
 			}
@@ -194,14 +203,25 @@ type imageKey struct {
 	key   string
 }
 
-// image is an item as stored (nil: absent) and, when known, the row
-// version holding it (item_guard_sql: a ctid and an xmin name one).
+// image is an item as stored (nil: absent), its decoded form when this
+// process wrote it (nil otherwise: raw is decoded when needed), and, when
+// known, the row version holding it (item_guard_sql: a ctid and an xmin
+// name one). Nothing changes item once it is in an image.
 type image struct {
 	raw        []byte
+	item       attr.Item
 	ctid, xmin string
 }
 
-func (im image) size() int { return len(im.raw) + len(im.ctid) + len(im.xmin) }
+// size is the bytes im holds, counting a decoded item as much again as
+// its raw form.
+func (im image) size() int {
+	n := len(im.raw) + len(im.ctid) + len(im.xmin)
+	if im.item != nil {
+		n += len(im.raw)
+	}
+	return n
+}
 
 // get returns the image of the item at keyJSON; a nil raw (none known) is
 // the belief "absent".
