@@ -33,10 +33,14 @@ type StreamSpec struct {
 
 // StreamSpecOf decodes a table's stream specification (zero when absent).
 func StreamSpecOf(t *Table) StreamSpec {
-	var s StreamSpec
-	if raw, ok := t.Options[OptionStream]; ok {
-		_ = json.Unmarshal(raw, &s)
+	raw, ok := t.Options[OptionStream]
+	if !ok {
+		// Before s: its address escapes to json.Unmarshal, which puts it on
+		// the heap, and writes ask this several times each.
+		return StreamSpec{}
 	}
+	var s StreamSpec
+	_ = json.Unmarshal(raw, &s)
 	return s
 }
 
