@@ -66,12 +66,21 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 	// verified: guess is what the row held at some point of this write (a
 	// read of it, or the item a failed statement found), not a belief.
 	belief := s.images.get(t.ID, keyJSON)
+	// guess nil is "absent" unless belief.item holds the item, whose
+	// encoding only some statements need (guessRaw).
 	guess := belief.raw
+	absent := func() bool { return guess == nil && belief.item == nil }
+	guessRaw := func() []byte {
+		if guess == nil && belief.item != nil {
+			guess = encodeItem(belief.item)
+		}
+		return guess
+	}
 	verified := false
 	for attempt := 0; attempt < guardAttempts; attempt++ {
 		if belief.item != nil {
-			// guess is belief.raw, decoded when it was written; a copy,
-			// as the caller gets old.
+			// The item believed, as this process wrote it; a copy, as
+			// the caller gets old.
 			old = belief.item.Clone()
 		} else if old, err = decodeItem(guess); err != nil {
 			return nil, true, err
@@ -88,43 +97,48 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 			if err != nil {
 				return nil, true, err
 			}
-			if bytes.Equal(cur, guess) {
+			if bytes.Equal(cur, guessRaw()) {
 				return nil, true, ferr
 			}
 			guess, verified, belief = cur, true, image{}
 			continue
 		}
-		var nuJSON []byte
 		var size int32
 		if nu != nil {
 			if size, err = itemSize(nu); err != nil {
 				return nil, true, err
 			}
-			nuJSON = encodeItem(nu)
+		}
+		var nuJSON []byte // encoded for the statements that take the item
+		nuRaw := func() []byte {
+			if nuJSON == nil {
+				nuJSON = encodeItem(nu)
+			}
+			return nuJSON
 		}
 		var cur []byte
 		var applied, reread bool
 		var ctid, xmin pgtype.Text // the row version written (insert, update)
 		switch {
-		case guess == nil && nu == nil:
+		case absent() && nu == nil:
 			// Absent and stays absent: the lock statement shows which.
 			err = s.pool.QueryRow(ctx, ts.data.LockSql, keyJSON, t.Version).Scan(&cur)
 			applied = cur == nil
-		case guess == nil:
-			err = s.pool.QueryRow(ctx, stmts.InsertSql, nuJSON, size, keyHash(t.Hash.Name, nu), t.Version).Scan(&cur, &applied, &ctid, &xmin)
+		case absent():
+			err = s.pool.QueryRow(ctx, stmts.InsertSql, nuRaw(), size, keyHash(t.Hash.Name, nu), t.Version).Scan(&cur, &applied, &ctid, &xmin)
 			reread = errors.Is(err, pgx.ErrNoRows) // the key is taken
 		case nu == nil:
-			err = s.pool.QueryRow(ctx, stmts.DeleteSql, keyJSON, guess, t.Version).Scan(&cur, &applied)
-		case belief.ctid != "": // guess is belief.raw, old its item
+			err = s.pool.QueryRow(ctx, stmts.DeleteSql, keyJSON, guessRaw(), t.Version).Scan(&cur, &applied)
+		case belief.ctid != "": // old is the item believed
 			set, removed, ok := itemPatch(old, nu)
 			if !ok {
-				err = s.pool.QueryRow(ctx, stmts.UpdateSql, keyJSON, guess, nuJSON, size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
+				err = s.pool.QueryRow(ctx, stmts.UpdateSql, keyJSON, guessRaw(), nuRaw(), size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
 				break
 			}
 			err = s.pool.QueryRow(ctx, stmts.UpdateVersionSql, keyJSON, belief.ctid, encodeItem(set), size, t.Version, belief.xmin, removed).Scan(&cur, &applied, &ctid, &xmin)
 			reread = errors.Is(err, pgx.ErrNoRows) // another row version
 		default:
-			err = s.pool.QueryRow(ctx, stmts.UpdateSql, keyJSON, guess, nuJSON, size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
+			err = s.pool.QueryRow(ctx, stmts.UpdateSql, keyJSON, guessRaw(), nuRaw(), size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
 		}
 		if reread {
 			// What the row holds instead is a read away.
@@ -139,11 +153,11 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 			return nil, true, wrap("item write", err)
 		}
 		if applied {
-			// The item too, for the next write's old (a copy: the caller
-			// keeps nu).
+			// The item itself (a copy: the caller keeps nu), for the next
+			// write's old; its encoding when a statement needed it.
 			im := image{raw: nuJSON}
 			if nu != nil {
-				im.item = nu.Clone()
+				im.item, im.itemBytes = nu.Clone(), int(size)
 			}
 			if ctid.Valid && xmin.Valid {
 				im.ctid, im.xmin = ctid.String, xmin.String
@@ -205,28 +219,28 @@ type imageKey struct {
 	key   string
 }
 
-// image is an item as stored (nil: absent), its decoded form when this
-// process wrote it (nil otherwise: raw is decoded when needed), and, when
-// known, the row version holding it (item_guard_sql: a ctid and an xmin
-// name one). Nothing changes item once it is in an image.
+// image is an item as stored (raw) or as this process wrote it (item,
+// of DynamoDB size itemBytes; raw then only when a statement needed it);
+// neither: absent. With it, when known, the row version holding it
+// (item_guard_sql: a ctid and an xmin name one). Nothing changes item
+// once it is in an image.
 type image struct {
 	raw        []byte
 	item       attr.Item
+	itemBytes  int
 	ctid, xmin string
 }
 
-// size is the bytes im holds, counting a decoded item as much again as
-// its raw form.
+// present reports whether im is an item's (not "absent").
+func (im image) present() bool { return im.raw != nil || im.item != nil }
+
+// size is the bytes im holds, counting a decoded item as twice its size.
 func (im image) size() int {
-	n := len(im.raw) + len(im.ctid) + len(im.xmin)
-	if im.item != nil {
-		n += len(im.raw)
-	}
-	return n
+	return len(im.raw) + 2*im.itemBytes + len(im.ctid) + len(im.xmin)
 }
 
-// get returns the image of the item at keyJSON; a nil raw (none known) is
-// the belief "absent".
+// get returns the image of the item at keyJSON; none known is the belief
+// "absent".
 func (c *itemImages) get(table int64, keyJSON []byte) image {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -260,7 +274,7 @@ func (c *itemImages) putLocked(table int64, keyJSON []byte, im image) {
 		c.bytes -= old.size() + len(k.key)
 		delete(c.m, k)
 	}
-	if im.raw == nil {
+	if !im.present() {
 		return // absent is the default belief
 	}
 	if c.m == nil || c.bytes+im.size()+len(k.key) > imagesBudget {
