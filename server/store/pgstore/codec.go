@@ -17,6 +17,16 @@ func encodeItem(it attr.Item) []byte {
 	return escapeJSON(it.AppendJSON(nil))
 }
 
+// encodeItemSized is encodeItem of an item of DynamoDB size size (its
+// names and values, itemSize): the buffer is allocated once, for the size
+// and the JSON around each attribute, instead of grown from nothing.
+func encodeItemSized(it attr.Item, size int32) []byte {
+	if it == nil {
+		return nil
+	}
+	return escapeJSON(it.AppendJSON(make([]byte, 0, int(size)+16*len(it)+16)))
+}
+
 // encodeValue is one attribute value in the same form.
 func encodeValue(v attr.Value) []byte {
 	return escapeJSON(v.AppendJSON(nil))

@@ -112,7 +112,7 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 		var nuJSON []byte // encoded for the statements that take the item
 		nuRaw := func() []byte {
 			if nuJSON == nil {
-				nuJSON = encodeItem(nu)
+				nuJSON = encodeItemSized(nu, size)
 			}
 			return nuJSON
 		}

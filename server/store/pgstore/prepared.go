@@ -155,7 +155,7 @@ func (ts *tableStmts) put(item attr.Item) (itemWrite, error) {
 	if err != nil {
 		return itemWrite{}, err
 	}
-	itemJSON := encodeItem(item)
+	itemJSON := encodeItemSized(item, size)
 	st := statement{ts.data.PutSql, []any{itemJSON, size, keyHash(ts.t.Hash.Name, item), ts.t.Version}}
 	if ts.stream.Enabled {
 		st = statement{ts.data.PutStreamSql, append(st.args, encodeItem(ts.t.KeyOf(item)), ts.stream.Label, hasSet(item))}
@@ -184,7 +184,7 @@ func (ts *tableStmts) upsert(item attr.Item) (itemWrite, error) {
 	if err != nil {
 		return itemWrite{}, err
 	}
-	itemJSON := encodeItem(item)
+	itemJSON := encodeItemSized(item, size)
 	st := statement{ts.data.UpsertSql, []any{itemJSON, size, keyHash(ts.t.Hash.Name, item), ts.t.Version}}
 	return ts.write(st, nil, item, itemJSON), nil
 }
