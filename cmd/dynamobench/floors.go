@@ -96,6 +96,21 @@ func newPGFloor(ctx context.Context, url string, conns int) (*pgFloor, error) {
 
 func (f *pgFloor) close() { f.pool.Close() }
 
+// newFloorDatabase makes a fresh database of the run's cluster with the
+// floor's tables and data: what pgbench and the HTTP floor run on.
+func newFloorDatabase(ctx context.Context, env *benchEnv) (pg *pgServer, url string, f *pgFloor, err error) {
+	if pg, err = env.postgres(ctx); err != nil {
+		return nil, "", nil, err
+	}
+	if url, err = env.newPGDatabase(ctx); err != nil {
+		return nil, "", nil, err
+	}
+	if f, err = newPGFloor(ctx, url, 4); err != nil {
+		return nil, "", nil, err
+	}
+	return pg, url, f, nil
+}
+
 // ---- SQLite floor ------------------------------------------------------
 
 // sqliteFloor issues the row operations to SQLite (modernc) the way

@@ -84,15 +84,7 @@ func newPgbenchTarget(ctx context.Context, env *benchEnv) (target, error) {
 	if err != nil {
 		return nil, err
 	}
-	pg, err := env.postgres(ctx)
-	if err != nil {
-		return nil, err
-	}
-	u, err := env.newPGDatabase(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f, err := newPGFloor(ctx, u, 4)
+	pg, u, f, err := newFloorDatabase(ctx, env)
 	if err != nil {
 		return nil, err
 	}

@@ -22,18 +22,25 @@ import (
 
 var errExists = errors.New("item exists")
 
-func TestGuardedWriteTwoStores(t *testing.T) {
-	ctx := context.Background()
+// twoStores opens two stores on one fresh database.
+func twoStores(t *testing.T) []store.Store {
+	t.Helper()
 	url := pgtest.URL(t)
 	var stores []store.Store
 	for range 2 {
-		s, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true})
+		s, err := pgstore.Open(context.Background(), url, pgstore.Options{Migrate: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(s.Close)
 		stores = append(stores, s)
 	}
+	return stores
+}
+
+func TestGuardedWriteTwoStores(t *testing.T) {
+	ctx := context.Background()
+	stores := twoStores(t)
 	s1, s2 := stores[0], stores[1]
 	tb := newTable(t, s1, "guarded", attr.TypeS, attr.TypeNone)
 	key := attr.Item{"pk": attr.Str("counter")}
@@ -173,16 +180,7 @@ func TestGuardedWriteTwoStores(t *testing.T) {
 // removed, names that the stored form spells escaped).
 func TestGuardedWritePatches(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.URL(t)
-	var stores []store.Store
-	for range 2 {
-		s, err := pgstore.Open(ctx, url, pgstore.Options{Migrate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		stores = append(stores, s)
-	}
+	stores := twoStores(t)
 	writer, reader := stores[0], stores[1]
 	tb := newTable(t, writer, "patched", attr.TypeS, attr.TypeNone)
 	key := attr.Item{"pk": attr.Str("p")}
