@@ -80,97 +80,56 @@ func (q *Queries) ItemGuardSQL(ctx context.Context, db DBTX, arg ItemGuardSQLPar
 	return i, err
 }
 
-const ItemQuery = `-- name: ItemQuery :many
-SELECT q.item::jsonb AS item
-  FROM dynamopg.item_query($1::bigint, $2::bigint, $3::jsonb, $4::text,
-                           $5::jsonb, $6::jsonb,
-                           $7::jsonb, $8::boolean, $9::int) AS q
+const ItemQuerySQL = `-- name: ItemQuerySQL :one
+SELECT dynamopg.item_query_sql(dynamopg.table_def($1::bigint, false), $2::bigint,
+                               $3::text, $4::boolean, $5::boolean, $6::int)::text AS stmt
 `
 
-type ItemQueryParams struct {
-	TableID  int64
-	IndexID  int64
-	Hash     []byte
-	Op       string
-	V1       []byte
-	V2       []byte
-	After    []byte
-	Forward  bool
-	MaxItems int32
+type ItemQuerySQLParams struct {
+	TableID int64
+	IndexID int64
+	Op      string
+	Forward bool
+	After   bool
+	Eq      int32
 }
 
-// ItemQuery reads one partition of a table (@index_id 0) or index.
-func (q *Queries) ItemQuery(ctx context.Context, db DBTX, arg ItemQueryParams) ([][]byte, error) {
-	rows, err := db.Query(ctx, ItemQuery,
+// ItemQuerySQL is the text of the Query statement of one shape of table
+// @table_id (@index_id 0) or its index (dynamopg.item_query_sql), which
+// pgstore prepares.
+func (q *Queries) ItemQuerySQL(ctx context.Context, db DBTX, arg ItemQuerySQLParams) (string, error) {
+	row := db.QueryRow(ctx, ItemQuerySQL,
 		arg.TableID,
 		arg.IndexID,
-		arg.Hash,
 		arg.Op,
-		arg.V1,
-		arg.V2,
-		arg.After,
 		arg.Forward,
-		arg.MaxItems,
+		arg.After,
+		arg.Eq,
 	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items [][]byte
-	for rows.Next() {
-		var item []byte
-		if err := rows.Scan(&item); err != nil {
-			return nil, err
-		}
-		items = append(items, item)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+	var stmt string
+	err := row.Scan(&stmt)
+	return stmt, err
 }
 
-const ItemScan = `-- name: ItemScan :many
-SELECT s.item::jsonb AS item
-  FROM dynamopg.item_scan($1::bigint, $2::bigint, $3::bigint, $4::bigint,
-                          $5::jsonb, $6::int) AS s
+const ItemScanSQL = `-- name: ItemScanSQL :one
+SELECT dynamopg.item_scan_sql(dynamopg.table_def($1::bigint, false), $2::bigint,
+                              $3::boolean)::text AS stmt
 `
 
-type ItemScanParams struct {
-	TableID  int64
-	IndexID  int64
-	Lo       int64
-	Hi       int64
-	After    []byte
-	MaxItems int32
+type ItemScanSQLParams struct {
+	TableID int64
+	IndexID int64
+	After   bool
 }
 
-// ItemScan reads one KeyHash segment of a table (@index_id 0) or index.
-func (q *Queries) ItemScan(ctx context.Context, db DBTX, arg ItemScanParams) ([][]byte, error) {
-	rows, err := db.Query(ctx, ItemScan,
-		arg.TableID,
-		arg.IndexID,
-		arg.Lo,
-		arg.Hi,
-		arg.After,
-		arg.MaxItems,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items [][]byte
-	for rows.Next() {
-		var item []byte
-		if err := rows.Scan(&item); err != nil {
-			return nil, err
-		}
-		items = append(items, item)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+// ItemScanSQL is the text of the Scan statement of table @table_id
+// (@index_id 0) or its index, with or without a start key
+// (dynamopg.item_scan_sql), which pgstore prepares.
+func (q *Queries) ItemScanSQL(ctx context.Context, db DBTX, arg ItemScanSQLParams) (string, error) {
+	row := db.QueryRow(ctx, ItemScanSQL, arg.TableID, arg.IndexID, arg.After)
+	var stmt string
+	err := row.Scan(&stmt)
+	return stmt, err
 }
 
 const ItemWriteSQL = `-- name: ItemWriteSQL :one

@@ -25,18 +25,19 @@ SELECT g.insert_sql::text AS insert_sql, g.update_sql::text AS update_sql,
 SELECT w.delete_sql::text AS delete_sql, w.insert_sql::text AS insert_sql
   FROM dynamopg.index_write_sql(dynamopg.table_def(@table_id::bigint, false), @index_id::bigint) AS w;
 
--- name: ItemQuery :many
--- ItemQuery reads one partition of a table (@index_id 0) or index.
-SELECT q.item::jsonb AS item
-  FROM dynamopg.item_query(@table_id::bigint, @index_id::bigint, @hash::jsonb, @op::text,
-                           sqlc.narg('v1')::jsonb, sqlc.narg('v2')::jsonb,
-                           sqlc.narg('after')::jsonb, @forward::boolean, @max_items::int) AS q;
+-- name: ItemQuerySQL :one
+-- ItemQuerySQL is the text of the Query statement of one shape of table
+-- @table_id (@index_id 0) or its index (dynamopg.item_query_sql), which
+-- pgstore prepares.
+SELECT dynamopg.item_query_sql(dynamopg.table_def(@table_id::bigint, false), @index_id::bigint,
+                               @op::text, @forward::boolean, @after::boolean, @eq::int)::text AS stmt;
 
--- name: ItemScan :many
--- ItemScan reads one KeyHash segment of a table (@index_id 0) or index.
-SELECT s.item::jsonb AS item
-  FROM dynamopg.item_scan(@table_id::bigint, @index_id::bigint, @lo::bigint, @hi::bigint,
-                          sqlc.narg('after')::jsonb, @max_items::int) AS s;
+-- name: ItemScanSQL :one
+-- ItemScanSQL is the text of the Scan statement of table @table_id
+-- (@index_id 0) or its index, with or without a start key
+-- (dynamopg.item_scan_sql), which pgstore prepares.
+SELECT dynamopg.item_scan_sql(dynamopg.table_def(@table_id::bigint, false), @index_id::bigint,
+                              @after::boolean)::text AS stmt;
 
 -- name: TxBeginSnapshot :exec
 -- TxBeginSnapshot opens ItemGetMany's read-only transaction, whose reads

@@ -1,6 +1,45 @@
 -- read.sql: Query (one partition, key order) and Scan (hash-range segments,
 -- (hk, key) order) on a table (p_index 0) or an index. The statements are
--- built by *_sql functions so that tests can EXPLAIN exactly what runs.
+-- built by *_sql functions, which pgstore reads once per shape and
+-- prepares (tests EXPLAIN exactly what runs); item_query and item_scan run
+-- them from SQL. A statement types every parameter (the CTE params, never
+-- read), so that it can be prepared whichever its shape leaves unused, and
+-- checks the catalog as item_query's table_def does (read_gate_sql), which
+-- also holds dynamopg.tables ACCESS SHARE for DeleteTable's barrier.
+
+-- read_refused raises what table_def and index_def raise for a read of
+-- table p_table (or its index p_index, 0 for none) that is gone: the table
+-- DELETING or absent, or the index no longer in its description. STABLE,
+-- so that read_gate_sql's condition is evaluated once per statement.
+CREATE OR REPLACE FUNCTION dynamopg.read_refused(p_table bigint, p_index bigint)
+RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    IF p_index <> 0 THEN
+        PERFORM dynamopg.index_def(dynamopg.table_def(p_table, false), p_index);
+    END IF;
+    PERFORM dynamopg.table_def(p_table, false);
+    RAISE EXCEPTION 'dynamopg: table % not found (or DELETING)', p_table
+        USING ERRCODE = 'undefined_table';
+END;
+$$;
+
+-- read_gate_sql is the condition of a read statement of table p_id (or its
+-- index p_index, 0 for none): true while the table is not DELETING and
+-- its description still lists the index, else read_refused raises. It
+-- holds no Vars and nothing volatile, so the planner makes it a one-time
+-- filter over an InitPlan: the statement's rows, in their order, or the
+-- error, whether or not the partition has rows.
+CREATE OR REPLACE FUNCTION dynamopg.read_gate_sql(p_id bigint, p_index bigint)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('CASE WHEN EXISTS (SELECT FROM dynamopg.tables t WHERE t.id = %s AND t.status <> ''DELETING''%s) '
+                  'THEN true ELSE dynamopg.read_refused(%s, %s) END',
+                  p_id,
+                  CASE WHEN p_index <> 0 THEN format(' AND EXISTS (SELECT FROM jsonb_array_elements(t.def->''indexes'') e '
+                                                     'WHERE (e->>''id'')::bigint = %s)', p_index) ELSE '' END,
+                  p_id, p_index)
+$$;
 
 -- item_query_sql builds the Query statement. Its parameters: $1 the
 -- partition key value (p_eq 1) or, for an index with a multi-attribute key,
@@ -9,7 +48,8 @@
 -- bounds of the sort key condition, on the next key column; $4 the exclusive
 -- start key (when p_after), $5 the limit (NULL for none). p_op is '' (no
 -- sort key condition), EQ, LT, LE, GT, GE, BETWEEN or BEGINS_WITH ($3 then
--- holds the prefix's exclusive upper bound).
+-- holds the prefix's exclusive upper bound: dynamopg.prefix_end, or GE
+-- when it has none).
 CREATE OR REPLACE FUNCTION dynamopg.item_query_sql(
     p_def jsonb, p_index bigint, p_op text, p_forward boolean, p_after boolean, p_eq int DEFAULT 1)
 RETURNS text
@@ -81,8 +121,10 @@ BEGIN
             CASE WHEN p_forward THEN '>' ELSE '<' END,
             array_to_string(v_vals, ', '));
     END IF;
-    RETURN format('SELECT item FROM dynamopg_data.%I WHERE %s ORDER BY %s LIMIT $5::int',
-                  v_layout.rel, v_where, array_to_string(v_order, ', '));
+    RETURN format('WITH params AS (SELECT $2::jsonb, $3::jsonb, $4::jsonb) '
+                  'SELECT item FROM dynamopg_data.%I WHERE %s AND %s ORDER BY %s LIMIT $5::int',
+                  v_layout.rel, v_where, dynamopg.read_gate_sql((p_def->>'id')::bigint, p_index),
+                  array_to_string(v_order, ', '));
 END;
 $$;
 
@@ -141,8 +183,10 @@ BEGIN
         v_where := v_where || format(' AND (hk, %s) > (%s)',
             array_to_string(v_layout.cols, ', '), array_to_string(v_vals, ', '));
     END IF;
-    RETURN format('SELECT item FROM dynamopg_data.%I WHERE %s ORDER BY hk, %s LIMIT $4::int',
-                  v_layout.rel, v_where, array_to_string(v_layout.cols, ', '));
+    RETURN format('WITH params AS (SELECT $3::jsonb) '
+                  'SELECT item FROM dynamopg_data.%I WHERE %s AND %s ORDER BY hk, %s LIMIT $4::int',
+                  v_layout.rel, v_where, dynamopg.read_gate_sql((p_def->>'id')::bigint, p_index),
+                  array_to_string(v_layout.cols, ', '));
 END;
 $$;
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
 )
@@ -43,11 +42,11 @@ func (s *Store) SnapshotScan(ctx context.Context, t *store.Table, ix *store.Inde
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	lo, hi := store.SegmentBounds(0, 1)
 	scan := func(indexID int64) ([]attr.Item, error) {
-		raw, err := s.q.ItemScan(ctx, tx, gen.ItemScanParams{TableID: t.ID, IndexID: indexID, Lo: int64(lo), Hi: int64(hi), After: encodeItem(nil)})
+		stmt, err := s.readStmt(ctx, readShape{table: t.ID, index: indexID, scan: true})
 		if err != nil {
 			return nil, err
 		}
-		return decodeItems(raw)
+		return readItems(ctx, tx, "item scan", stmt, int64(lo), int64(hi), nil, nil)
 	}
 	if items, err = scan(0); err != nil {
 		return nil, nil, err

@@ -98,6 +98,8 @@ type Store struct {
 
 	// getStmts is ItemGet's statement text by table id (items.go).
 	getStmts sync.Map
+	// readStmts is the Query and Scan statement texts by readShape (read.go).
+	readStmts sync.Map
 	// dataStmts and indexStmts are the writes' statement texts, by table id
 	// and by index id (prepared.go).
 	dataStmts  sync.Map
