@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"syscall"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dynamopg/dynamopg/server/api"
@@ -65,14 +66,20 @@ var readOnlyOps = map[string]bool{
 // maySent reports whether err leaves open that a statement reached the
 // database: false only when the failure provably came before anything was
 // sent (pgconn.SafeToRetry: a failed connection lock or a send that wrote
-// no byte; a failed connect), when the database reports that it cancelled
+// no byte; a failed connect; a batch that failed while pgx prepared or
+// encoded its statements, pgx.ErrPreprocessingBatch, before it sent any
+// of them, which ends its transaction before any COMMIT), when the
+// database reports that it cancelled
 // the statement (57014; its transaction rolled back), or when the request
 // ran out of time outside any statement (a wait for a pool connection or
 // an in-process lock: a deadline error that pgconn did not report).
 func maySent(err error) bool {
 	var ce *pgconn.ConnectError
 	var pe *pgconn.PgError
+	var pre pgx.ErrPreprocessingBatch
 	switch {
+	case errors.As(err, &pre):
+		return false
 	case errors.Is(err, pgconn.ErrConnClosed):
 		// pgx (v5.12) reports a connection lost while it awaited an answer
 		// this way too, and calls it safe to retry: MultiResultReader's
