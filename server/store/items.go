@@ -93,6 +93,20 @@ type RangeCond struct {
 	Values []attr.Value
 }
 
+// BytesPrefixEnd returns the smallest byte string greater than every string
+// that starts with p (BEGINS_WITH's exclusive upper bound in byte order),
+// or nil when there is none (p empty or all 0xff).
+func BytesPrefixEnd(p []byte) []byte {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] < 0xff {
+			end := append([]byte(nil), p[:i+1]...)
+			end[i]++
+			return end
+		}
+	}
+	return nil
+}
+
 // QueryInput selects one partition of a table (Index == nil) or of an index.
 type QueryInput struct {
 	Index *Index

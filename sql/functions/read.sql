@@ -1,11 +1,11 @@
 -- read.sql: Query (one partition, key order) and Scan (hash-range segments,
 -- (hk, key) order) on a table (p_index 0) or an index. The statements are
 -- built by *_sql functions, which pgstore reads once per shape and
--- prepares (tests EXPLAIN exactly what runs); item_query and item_scan run
--- them from SQL. A statement types every parameter (the CTE params, never
--- read), so that it can be prepared whichever its shape leaves unused, and
--- checks the catalog as item_query's table_def does (read_gate_sql), which
--- also holds dynamopg.tables ACCESS SHARE for DeleteTable's barrier.
+-- prepares (tests EXPLAIN exactly what runs). A statement types every
+-- parameter (the CTE params, never read), so that it can be prepared
+-- whichever its shape leaves unused, and checks the catalog as table_def
+-- and index_def do (read_gate_sql), which also holds dynamopg.tables
+-- ACCESS SHARE for DeleteTable's barrier.
 
 -- read_refused raises what table_def and index_def raise for a read of
 -- table p_table (or its index p_index, 0 for none) that is gone: the table
@@ -14,11 +14,13 @@
 CREATE OR REPLACE FUNCTION dynamopg.read_refused(p_table bigint, p_index bigint)
 RETURNS boolean
 LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    v_def jsonb := dynamopg.table_def(p_table, false); -- raises for the table
 BEGIN
     IF p_index <> 0 THEN
-        PERFORM dynamopg.index_def(dynamopg.table_def(p_table, false), p_index);
+        PERFORM dynamopg.index_def(v_def, p_index);    -- and for the index
     END IF;
-    PERFORM dynamopg.table_def(p_table, false);
+    -- Both there now: the catalog changed since the statement's check.
     RAISE EXCEPTION 'dynamopg: table % not found (or DELETING)', p_table
         USING ERRCODE = 'undefined_table';
 END;
@@ -48,8 +50,8 @@ $$;
 -- bounds of the sort key condition, on the next key column; $4 the exclusive
 -- start key (when p_after), $5 the limit (NULL for none). p_op is '' (no
 -- sort key condition), EQ, LT, LE, GT, GE, BETWEEN or BEGINS_WITH ($3 then
--- holds the prefix's exclusive upper bound: dynamopg.prefix_end, or GE
--- when it has none).
+-- holds the prefix's exclusive upper bound, computed by pgstore,
+-- prefix.go; GE when it has none).
 CREATE OR REPLACE FUNCTION dynamopg.item_query_sql(
     p_def jsonb, p_index bigint, p_op text, p_forward boolean, p_after boolean, p_eq int DEFAULT 1)
 RETURNS text
@@ -128,40 +130,6 @@ BEGIN
 END;
 $$;
 
--- item_query reads one partition of a table or index in key order (reversed
--- unless p_forward), strictly after p_after, at most p_limit items (0: all).
--- p_hash is the partition key value, or a jsonb array of the values of an
--- index's first key columns (a multi-attribute key: item_query_sql's $1).
-CREATE OR REPLACE FUNCTION dynamopg.item_query(
-    p_table bigint, p_index bigint, p_hash jsonb, p_op text, p_v1 jsonb, p_v2 jsonb,
-    p_after jsonb, p_forward boolean, p_limit int)
-RETURNS TABLE (item jsonb)
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_def jsonb := dynamopg.table_def(p_table, false);
-    v_op  text := coalesce(p_op, '');
-    v_v2  jsonb := p_v2;
-    v_eq  int := 1;
-BEGIN
-    -- p_hash is a value, or the array of an index's key equalities
-    -- (item_query_sql's $1).
-    IF jsonb_typeof(p_hash) = 'array' THEN
-        v_eq := jsonb_array_length(p_hash);
-        IF v_eq = 1 THEN
-            p_hash := p_hash->0;
-        END IF;
-    END IF;
-    IF v_op = 'BEGINS_WITH' THEN
-        v_v2 := dynamopg.prefix_end(p_v1);
-        IF v_v2 IS NULL THEN
-            v_op := 'GE';
-        END IF;
-    END IF;
-    RETURN QUERY EXECUTE dynamopg.item_query_sql(v_def, p_index, v_op, p_forward, p_after IS NOT NULL, v_eq)
-        USING p_hash, p_v1, v_v2, p_after, CASE WHEN p_limit > 0 THEN p_limit END;
-END;
-$$;
-
 -- item_scan_sql builds the Scan statement. Its parameters: $1 and $2 the
 -- segment's KeyHash range [lo, hi), $3 the exclusive start key (when
 -- p_after), $4 the limit (NULL for none).
@@ -187,20 +155,5 @@ BEGIN
                   'SELECT item FROM dynamopg_data.%I WHERE %s AND %s ORDER BY hk, %s LIMIT $4::int',
                   v_layout.rel, v_where, dynamopg.read_gate_sql((p_def->>'id')::bigint, p_index),
                   array_to_string(v_layout.cols, ', '));
-END;
-$$;
-
--- item_scan reads the items of a table or index whose KeyHash is in
--- [p_lo, p_hi), in (hk, key) order, strictly after p_after, at most p_limit
--- items (0: all).
-CREATE OR REPLACE FUNCTION dynamopg.item_scan(
-    p_table bigint, p_index bigint, p_lo bigint, p_hi bigint, p_after jsonb, p_limit int)
-RETURNS TABLE (item jsonb)
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_def jsonb := dynamopg.table_def(p_table, false);
-BEGIN
-    RETURN QUERY EXECUTE dynamopg.item_scan_sql(v_def, p_index, p_after IS NOT NULL)
-        USING p_lo, p_hi, p_after, CASE WHEN p_limit > 0 THEN p_limit END;
 END;
 $$;

@@ -1,6 +1,9 @@
 package pgstore
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // PostgreSQL text and jsonb cannot hold U+0000. Every JSON text pgstore sends
 // has its strings rewritten with an order-preserving, prefix-free escape
@@ -17,6 +20,12 @@ var (
 	seqNUL = []byte(`\u0000`)
 	seqSOH = []byte(`\u0001`)
 )
+
+// escapeText is the escape on a string itself: the text a string's stored
+// form holds.
+func escapeText(s string) string { return textEscaper.Replace(s) }
+
+var textEscaper = strings.NewReplacer("\x00", "\x01\x01", "\x01", "\x01\x02")
 
 // escapeJSON returns JSON text without \u0000 escapes; b itself when there
 // is nothing to do.

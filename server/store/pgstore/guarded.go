@@ -116,6 +116,14 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 			}
 			return nuJSON
 		}
+		// An update of a row version this process wrote sends only the
+		// change (itemPatch); not when a removed name is spelled escaped.
+		var set attr.Item
+		var removed []string
+		patched := false
+		if belief.ctid != "" && nu != nil { // old is the item believed
+			set, removed, patched = itemPatch(old, nu)
+		}
 		var cur []byte
 		var applied, reread bool
 		var ctid, xmin pgtype.Text // the row version written (insert, update)
@@ -129,12 +137,7 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 			reread = errors.Is(err, pgx.ErrNoRows) // the key is taken
 		case nu == nil:
 			err = s.pool.QueryRow(ctx, stmts.DeleteSql, keyJSON, guessRaw(), t.Version).Scan(&cur, &applied)
-		case belief.ctid != "": // old is the item believed
-			set, removed, ok := itemPatch(old, nu)
-			if !ok {
-				err = s.pool.QueryRow(ctx, stmts.UpdateSql, keyJSON, guessRaw(), nuRaw(), size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
-				break
-			}
+		case patched:
 			err = s.pool.QueryRow(ctx, stmts.UpdateVersionSql, keyJSON, belief.ctid, encodeItem(set), size, t.Version, belief.xmin, removed).Scan(&cur, &applied, &ctid, &xmin)
 			reread = errors.Is(err, pgx.ErrNoRows) // another row version
 		default:

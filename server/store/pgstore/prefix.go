@@ -4,21 +4,22 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
 )
 
-// prefixEnd is dynamopg.prefix_end of the stored form of v: the exclusive
-// upper bound of BEGINS_WITH v, as a jsonb attribute value of v's type,
-// for the Query statement's $3; ok is false when there is none (every
-// character U+10FFFF, every byte 0xFF). A string is compared as stored:
-// with NUL and SOH spelled as escape.go spells them.
+// prefixEnd is the exclusive upper bound of BEGINS_WITH v as the Query
+// statement's $3 compares it (item_query_sql), a jsonb attribute value of
+// v's type; ok is false when there is none (every character U+10FFFF,
+// every byte 0xFF). A string is compared as stored: with NUL and SOH
+// spelled as escape.go spells them (escapeText), by code point, so its
+// bound is a code point above; bytes compare in byte order.
 func prefixEnd(v attr.Value) (end []byte, ok bool, err error) {
 	switch v.T {
 	case attr.TypeS:
-		s, ok := prefixEndText(storedText.Replace(v.S))
+		s, ok := prefixEndText(escapeText(v.S))
 		if !ok {
 			return nil, false, nil
 		}
@@ -28,8 +29,8 @@ func prefixEnd(v attr.Value) (end []byte, ok bool, err error) {
 		}
 		return append(append([]byte(`{"S":`), quoted...), '}'), true, nil
 	case attr.TypeB:
-		b, ok := prefixEndBytes(v.B)
-		if !ok {
+		b := store.BytesPrefixEnd(v.B)
+		if b == nil {
 			return nil, false, nil
 		}
 		return []byte(`{"B":"` + base64.StdEncoding.EncodeToString(b) + `"}`), true, nil
@@ -37,11 +38,9 @@ func prefixEnd(v attr.Value) (end []byte, ok bool, err error) {
 	return nil, false, fmt.Errorf("pgstore: begins_with needs S or B, not %s", v.T)
 }
 
-// storedText spells NUL and SOH as the stored form does (escapeJSON).
-var storedText = strings.NewReplacer("\x00", "\x01\x01", "\x01", "\x01\x02")
-
-// prefixEndText is dynamopg.prefix_end_text: the last character below
-// U+10FFFF raised by one (past the surrogates), the rest dropped.
+// prefixEndText is the least string above every string starting with s:
+// its last character below U+10FFFF raised by one (past the surrogates),
+// the rest dropped.
 func prefixEndText(s string) (string, bool) {
 	for len(s) > 0 {
 		r, size := utf8.DecodeLastRuneInString(s)
@@ -55,17 +54,4 @@ func prefixEndText(s string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// prefixEndBytes is dynamopg.prefix_end_bytea: the last byte below 0xFF
-// raised by one, the rest dropped.
-func prefixEndBytes(p []byte) ([]byte, bool) {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] < 0xff {
-			end := append([]byte(nil), p[:i+1]...)
-			end[i]++
-			return end, true
-		}
-	}
-	return nil, false
 }

@@ -110,19 +110,6 @@ func indexKeyOf(t *store.Table, ix *store.Index, it attr.Item) (indexKey, error)
 	return k, nil
 }
 
-// prefixEnd returns the smallest byte string greater than every string that
-// starts with p, or nil when there is none (p is all 0xff).
-func prefixEnd(p []byte) []byte {
-	end := append([]byte{}, p...)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
-}
-
 // nonNil turns a scanned empty BLOB (nil) back into a bindable empty BLOB.
 func nonNil(b []byte) []byte {
 	if b == nil {

@@ -95,10 +95,10 @@ func (s *Store) buildQuery(t *store.Table, in store.QueryInput) (string, []any, 
 			if rangeKey.Type == attr.TypeN {
 				return "", nil, fmt.Errorf("begins_with on a number sort key")
 			}
-			// A byte range: [prefix, prefixEnd(prefix)), open above when
+			// A byte range: [prefix, store.BytesPrefixEnd(prefix)), open above when
 			// the prefix is all 0xff.
 			args = append(args, vals[0])
-			if end := prefixEnd(vals[0]); end != nil {
+			if end := store.BytesPrefixEnd(vals[0]); end != nil {
 				args = append(args, end)
 			} else {
 				v.Op = "BEGINS_WITH_OPEN"
