@@ -76,6 +76,48 @@ BEGIN
 END;
 $$;
 
+-- The backfill's own keys (index_build_keys_sql, index_build_page,
+-- index_build_item, index_builds.current_key) are in column form: a JSON
+-- array of a row's base key column values, [pk] or [pk, sk], an S as its
+-- stored text, an N as a JSON number, a B as bytea's text ("\\x…"). They
+-- are read from the key columns alone, so a page's keys never touch the
+-- items (jsonb_build_object of each item's key attributes cost the quiet
+-- backfill a fifth of its time; migration 016).
+
+-- build_row_key_sql is the column-form key of the row whose columns the
+-- prefix p_rel qualifies ('' or 'p.').
+CREATE OR REPLACE FUNCTION dynamopg.build_row_key_sql(p_def jsonb, p_rel text)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN dynamopg.has_range(p_def)
+        THEN format('jsonb_build_array(%1$spk, %1$ssk)', p_rel)
+        ELSE format('jsonb_build_array(%spk)', p_rel)
+    END
+$$;
+
+-- build_key_of_sql is the base key column values of the column-form key
+-- the jsonb expression p_src holds, typed as the columns are.
+CREATE OR REPLACE FUNCTION dynamopg.build_key_of_sql(p_def jsonb, p_src text)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('(%s->>0)::%s', p_src, dynamopg.key_column_type((p_def->'hash'->>'type')::int))
+        || CASE WHEN dynamopg.has_range(p_def)
+                THEN format(', (%s->>1)::%s', p_src, dynamopg.key_column_type((p_def->'range'->>'type')::int))
+                ELSE '' END
+$$;
+
+-- build_keys_in_sql is the condition "the row's base key is one of the
+-- column-form keys of the jsonb array expression p_keys" (pk = ANY for the
+-- plan, as in keys_in_sql).
+CREATE OR REPLACE FUNCTION dynamopg.build_keys_in_sql(p_def jsonb, p_keys text)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('pk = ANY (ARRAY(SELECT (k->>0)::%s FROM jsonb_array_elements(%s) k)) '
+                  'AND (%s) IN (SELECT %s FROM jsonb_array_elements(%s) k)',
+                  dynamopg.key_column_type((p_def->'hash'->>'type')::int), p_keys,
+                  dynamopg.build_key_cols(p_def), dynamopg.build_key_of_sql(p_def, 'k'), p_keys)
+$$;
+
 -- keys_in_sql is the condition "the row's base key is one of the keys (or
 -- items) of the jsonb[] expression p_array", on the base key columns of a
 -- table or of one of its index tables. pk = ANY (...) is there for the
@@ -101,77 +143,24 @@ LANGUAGE sql AS $$
     SELECT dynamopg.index_rows_write(p_one, p_item, p_item, dynamopg.index_async(p_one->'indexes'->0))
 $$;
 
--- index_rows_write_many is index_rows_write for many items of table p_def
--- and one of its indexes p_ix, set-based: one DELETE of the index rows of
--- the base keys p_keys, then one INSERT of the rows of those of p_items
--- that are indexable (index_rows_insert_many). The caller holds the items'
--- row locks, and p_items' keys are among p_keys (p_keys may name more:
--- items gone).
-CREATE OR REPLACE FUNCTION dynamopg.index_rows_write_many(p_def jsonb, p_ix jsonb, p_keys jsonb[], p_items jsonb[])
+-- build_write_page rewrites the index rows of the column-form keys p_keys
+-- of table p_table (p_def), which the caller holds locked, in the index
+-- p_ix being built: one DELETE of the keys' index rows, then one INSERT …
+-- SELECT of the rows' index rows (index_row_sql) read from the table. It
+-- is index_build_page's path when index rows besides its own lie in the
+-- page's key range (writers or the queue wrote them during the build).
+CREATE OR REPLACE FUNCTION dynamopg.build_write_page(p_def jsonb, p_ix jsonb, p_table bigint, p_keys jsonb)
 RETURNS void
 LANGUAGE plpgsql AS $$
+DECLARE
+    v_row record := dynamopg.index_row_sql(p_def, (p_ix->>'id')::bigint, 'u.item', NULL);
 BEGIN
-    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s',
-                   'i_' || (p_ix->>'id')::bigint, dynamopg.keys_in_sql(p_def, '$1::jsonb[]'))
+    EXECUTE format('DELETE FROM dynamopg_data.%I WHERE %s', v_row.rel, dynamopg.build_keys_in_sql(p_def, '$1'))
       USING p_keys;
-    PERFORM dynamopg.index_rows_insert_many(p_def, p_ix, p_items);
-END;
-$$;
-
--- index_rows_insert_many inserts the index rows (index_row_sql) of those
--- of p_items that are indexable by p_ix, in one INSERT; none of them may
--- have one already. The projection and the test are expressions of the
--- statement, not calls: for an ALL index the row's item is the item
--- itself.
-CREATE OR REPLACE FUNCTION dynamopg.index_rows_insert_many(p_def jsonb, p_ix jsonb, p_items jsonb[])
-RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_row record;
-BEGIN
-    IF coalesce(array_length(p_items, 1), 0) = 0 THEN
-        RETURN;
-    END IF;
-    v_row := dynamopg.index_row_sql(p_def, (p_ix->>'id')::bigint, 'u.item', NULL);
-    EXECUTE format('INSERT INTO dynamopg_data.%I (%s) SELECT %s FROM unnest($1::jsonb[]) u(item) WHERE %s',
-                   v_row.rel, v_row.cols, v_row.vals, v_row.test)
-      USING p_items;
-END;
-$$;
-
--- build_write_page writes a page's locked items p_items, in key order and
--- all of them in the key range (p_after, p_last] of table p_def, into the
--- index p_ix being built (sync or async alike: the build writes the index
--- itself): index_rows_write_many on the items' own keys. Index rows of
--- these items exist only if writers maintained them since the build began;
--- when the range has no index rows at all (a quiet build), one probe of
--- the index's base key index shows it and the INSERT alone runs, saving
--- the DELETE's probe of every key.
-CREATE OR REPLACE FUNCTION dynamopg.build_write_page(p_def jsonb, p_ix jsonb, p_items jsonb[],
-    p_after jsonb, p_last jsonb)
-RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    v_cols  text := dynamopg.build_key_cols(p_def);
-    v_where text := 'true';
-    v_any   boolean;
-BEGIN
-    IF p_after IS NOT NULL THEN
-        v_where := format('(%s) > (%s)', v_cols, dynamopg.build_key_vals(p_def, '$1::jsonb'));
-    END IF;
-    -- The first index row after p_after in base key order (ORDER BY and
-    -- LIMIT 1, so the planner walks the base key index: a range condition
-    -- alone is estimated to match a third of the rows, and was planned as
-    -- a sequential scan of the index).
-    EXECUTE format('SELECT (%1$s) <= (%2$s) FROM dynamopg_data.%3$I WHERE %4$s ORDER BY %1$s LIMIT 1',
-                   v_cols, dynamopg.build_key_vals(p_def, '$2::jsonb'),
-                   'i_' || (p_ix->>'id')::bigint, v_where)
-       INTO v_any USING p_after, p_last;
-    IF coalesce(v_any, false) THEN
-        PERFORM dynamopg.index_rows_write_many(p_def, p_ix, p_items, p_items);
-    ELSE
-        PERFORM dynamopg.index_rows_insert_many(p_def, p_ix, p_items);
-    END IF;
+    EXECUTE format('INSERT INTO dynamopg_data.%I (%s) SELECT %s FROM dynamopg_data.%I u WHERE %s AND %s',
+                   v_row.rel, v_row.cols, v_row.vals, 't_' || p_table,
+                   dynamopg.build_keys_in_sql(p_def, '$1'), v_row.test)
+      USING p_keys;
 END;
 $$;
 
@@ -235,14 +224,15 @@ $$;
 -- a backfill's pages from table p_table, in base key order: first_sql the
 -- first page's ($1 the page size), next_sql the next page's ($1 the page
 -- size, $2 the last key of the page before). Each returns a JSON array of
--- keys (queue_key), empty at the end. The builder runs them in a
--- REPEATABLE READ transaction of its own begun after the catalog barrier,
--- so the pages hold the rows of that snapshot only: a row not in it was
--- written by a transaction that read the catalog with the index CREATING,
--- which maintained the index itself, so the backfill never walks the rows
--- writers add during the build (docs/index-build.md). The texts read no
--- catalog table: that transaction holds no lock the catalog barrier of
--- another build would wait for.
+-- column-form keys, empty at the end, read from the key columns alone (an
+-- index-only scan of the primary key where the visibility map allows). The
+-- builder runs them in a REPEATABLE READ transaction of its own begun
+-- after the catalog barrier, so the pages hold the rows of that snapshot
+-- only: a row not in it was written by a transaction that read the catalog
+-- with the index CREATING, which maintained the index itself, so the
+-- backfill never walks the rows writers add during the build
+-- (docs/index-build.md). The texts read no catalog table: that transaction
+-- holds no lock the catalog barrier of another build would wait for.
 CREATE OR REPLACE FUNCTION dynamopg.index_build_keys_sql(p_table bigint,
     OUT first_sql text, OUT next_sql text)
 LANGUAGE plpgsql STABLE AS $$
@@ -255,65 +245,126 @@ BEGIN
         RETURN;
     END IF;
     v_cols := dynamopg.build_key_cols(v_def);
-    v_sel := format('SELECT coalesce(jsonb_agg(dynamopg.queue_key(%L::jsonb, p.item) ORDER BY %s), ''[]'') '
-                    'FROM (SELECT %s, item FROM dynamopg_data.%I ',
-                    v_def, v_cols, v_cols, 't_' || p_table);
+    v_sel := format('SELECT coalesce(jsonb_agg(%s ORDER BY %s), ''[]'') FROM (SELECT %s FROM dynamopg_data.%I ',
+                    dynamopg.build_row_key_sql(v_def, 'p.'), v_cols, v_cols, 't_' || p_table);
     first_sql := v_sel || format('ORDER BY %s LIMIT $1) p', v_cols);
     next_sql := v_sel || format('WHERE (%s) > (%s) ORDER BY %s LIMIT $1) p',
-                                v_cols, dynamopg.build_key_vals(v_def, '$2::jsonb'), v_cols);
+                                v_cols, dynamopg.build_key_of_sql(v_def, '$2::jsonb'), v_cols);
 END;
 $$;
 
 -- index_build_page writes one page into the index, in the caller's
--- transaction: the rows of the keys p_keys (a JSON array, in base key
--- order, read by index_build_keys_sql's statements; p_after is the last key
--- of the page before, NULL for the first). The rows of the page it can lock
--- FOR SHARE SKIP LOCKED get their current state written; the keys of the
--- others (held by a writer, or deleted since) are returned in skipped, for
--- index_build_item after this transaction commits, so that a page never
--- holds row locks while it waits for one. gone is true when the index is
--- no longer CREATING.
+-- transaction: the rows of the column-form keys p_keys (a JSON array, in
+-- base key order, read by index_build_keys_sql's statements; p_after is the
+-- last key of the page before, NULL for the first). The rows of the page's
+-- keys it can lock FOR SHARE SKIP LOCKED get their current state
+-- written; the keys of p_keys it did not lock (held by a writer, or deleted since) are returned
+-- in skipped, for index_build_item after this transaction commits, so that
+-- a page never holds row locks while it waits for one. gone is true when
+-- the index is no longer CREATING.
+--
+-- A locked row is its latest version (READ COMMITTED re-reads a row
+-- updated since the statement's snapshot) and stays so until the
+-- transaction ends, and nobody else writes its index rows meanwhile
+-- (writers and the queue lock the item first). When the page's key range
+-- holds no index row (a quiet build: no writer added or changed a row of
+-- it since the build began), the page locks the range's rows, read as a
+-- range (a lookup per key cost a fifth of a quiet page), and inserts their
+-- index rows in the same statement. Otherwise, or when an index row turned
+-- up meanwhile, it locks the rows of p_keys key by key and rewrites their
+-- index rows (build_write_page): the range may hold many rows writers
+-- added since the snapshot, which they maintain themselves.
 CREATE OR REPLACE FUNCTION dynamopg.index_build_page(p_table bigint, p_index bigint, p_after jsonb,
     p_keys jsonb, OUT n int, OUT last_key jsonb, OUT skipped jsonb, OUT gone boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
-    v_def   jsonb := dynamopg.table_def(p_table, true);
-    v_ix    jsonb := dynamopg.build_index(v_def, p_index);
-    v_cols  text := dynamopg.build_key_cols(v_def);
-    v_keys  jsonb[] := ARRAY(SELECT jsonb_array_elements(p_keys));
-    v_done  jsonb[] := '{}';
-    v_items jsonb[];
+    v_def     jsonb := dynamopg.table_def(p_table, true);
+    v_ix      jsonb := dynamopg.build_index(v_def, p_index);
+    v_cols    text := dynamopg.build_key_cols(v_def);
+    v_lower   text := '';
+    v_range   text;
+    v_row     record;
+    v_done    jsonb;
+    v_any     boolean;
+    v_written bigint;
+    v_seen    bigint;
+    v_quiet   boolean := false;
 BEGIN
     n := 0;
     skipped := '[]';
     gone := v_ix IS NULL;
-    IF gone OR coalesce(array_length(v_keys, 1), 0) = 0 THEN
+    IF gone OR jsonb_array_length(p_keys) = 0 THEN
         RETURN;
     END IF;
-    last_key := v_keys[array_length(v_keys, 1)];
-    -- Its rows nobody holds, locked, their current state written in set
-    -- statements (build_write_page), not two per row.
-    EXECUTE format(
-        'SELECT array_agg(l.item ORDER BY %s) FROM (SELECT %s, item FROM dynamopg_data.%I '
-        'WHERE %s ORDER BY %s FOR SHARE SKIP LOCKED) l',
-        v_cols, v_cols, 't_' || p_table, dynamopg.keys_in_sql(v_def, '$1::jsonb[]'), v_cols)
-       INTO v_items USING v_keys;
-    IF v_items IS NOT NULL THEN
-        PERFORM dynamopg.build_write_page(v_def, v_ix, v_items, p_after, last_key);
-        n := array_length(v_items, 1);
-        SELECT array_agg(dynamopg.queue_key(v_def, i)) INTO v_done FROM unnest(v_items) i;
+    last_key := p_keys->-1;
+    -- The range (p_after, last_key]: $1 p_after, $2 last_key.
+    IF p_after IS NOT NULL THEN
+        v_lower := format('(%s) > (%s) AND ', v_cols, dynamopg.build_key_of_sql(v_def, '$1::jsonb'));
     END IF;
-    -- The page's keys it did not lock: a hashed EXCEPT (NOT = ANY per key
-    -- is quadratic, 5 ms a page of 256).
-    SELECT coalesce(jsonb_agg(k), '[]') INTO skipped
-      FROM (SELECT unnest(v_keys) EXCEPT SELECT unnest(coalesce(v_done, '{}'))) s(k);
+    v_range := format('%s(%s) <= (%s)', v_lower, v_cols, dynamopg.build_key_of_sql(v_def, '$2::jsonb'));
+    v_row := dynamopg.index_row_sql(v_def, p_index, 'u.item', NULL);
+    -- Any index row in the range? The first one after p_after in base key
+    -- order (ORDER BY and LIMIT, here and below, so the planner walks the
+    -- base key index: a range condition alone is estimated to match a
+    -- third of the rows, and was planned as a sequential scan).
+    EXECUTE format('SELECT (%1$s) <= (%2$s) FROM dynamopg_data.%3$I WHERE %4$s true ORDER BY %1$s LIMIT 1',
+                   v_cols, dynamopg.build_key_of_sql(v_def, '$2::jsonb'), v_row.rel, v_lower)
+       INTO v_any USING p_after, last_key;
+    IF NOT coalesce(v_any, false) THEN
+        BEGIN
+            EXECUTE format(
+                'WITH l AS (SELECT %1$s, item FROM dynamopg_data.%2$I WHERE %3$s ORDER BY %1$s FOR SHARE SKIP LOCKED), '
+                'w AS (INSERT INTO dynamopg_data.%4$I (%5$s) SELECT %6$s FROM l u WHERE %7$s RETURNING 1) '
+                'SELECT jsonb_agg(%8$s ORDER BY %1$s), (SELECT count(*) FROM w) FROM l',
+                v_cols, 't_' || p_table, v_range, v_row.rel, v_row.cols, v_row.vals, v_row.test,
+                dynamopg.build_row_key_sql(v_def, 'l.'))
+               INTO v_done, v_written USING p_after, last_key;
+            -- An index row a writer or the queue committed in the range
+            -- after the probe (the queue's may be of an older version):
+            -- the locked rows' index rows rewritten.
+            EXECUTE format('SELECT count(*) FROM (SELECT FROM dynamopg_data.%I WHERE %s ORDER BY %s LIMIT $3) s',
+                           v_row.rel, v_range, v_cols)
+               INTO v_seen USING p_after, last_key, v_written + 1;
+            IF v_seen > v_written THEN
+                PERFORM dynamopg.build_write_page(v_def, v_ix, p_table, v_done);
+            END IF;
+            v_quiet := true;
+        EXCEPTION WHEN unique_violation THEN
+            -- A sync writer's row of a row locked here, committed after
+            -- the probe: the block is undone, its row locks with it.
+            v_quiet := false;
+        END;
+    END IF;
+    IF NOT v_quiet THEN
+        -- Key by key: the range may hold many rows writers added since
+        -- the snapshot, which they maintain themselves.
+        EXECUTE format('SELECT jsonb_agg(%1$s ORDER BY %2$s) FROM (SELECT %2$s FROM dynamopg_data.%3$I '
+                       'WHERE %4$s ORDER BY %2$s FOR SHARE SKIP LOCKED) l',
+                       dynamopg.build_row_key_sql(v_def, 'l.'), v_cols, 't_' || p_table,
+                       dynamopg.build_keys_in_sql(v_def, '$1'))
+           INTO v_done USING p_keys;
+        IF v_done IS NOT NULL THEN
+            PERFORM dynamopg.build_write_page(v_def, v_ix, p_table, v_done);
+        END IF;
+    END IF;
+    IF v_done = p_keys THEN
+        n := jsonb_array_length(p_keys);
+    ELSE
+        -- The page's keys it did not lock: a hashed EXCEPT (NOT = ANY per
+        -- key is quadratic, 5 ms a page of 256).
+        SELECT coalesce(jsonb_agg(k), '[]') INTO skipped
+          FROM (SELECT jsonb_array_elements(p_keys)
+                EXCEPT SELECT jsonb_array_elements(coalesce(v_done, '[]'))) s(k);
+        n := jsonb_array_length(p_keys) - jsonb_array_length(skipped);
+    END IF;
 END;
 $$;
 
--- index_build_item writes the current state of one item a page skipped,
--- waiting for its row lock (up to build_row_lock_timeout_ms). It reports
--- whether it wrote (false: the item is gone, its writer maintained the
--- index). gone: the index is no longer CREATING.
+-- index_build_item writes the current state of one item a page skipped
+-- (its column-form key p_key), waiting for its row lock (up to
+-- build_row_lock_timeout_ms). It reports whether it wrote (false: the item
+-- is gone, its writer maintained the index). gone: the index is no longer
+-- CREATING.
 CREATE OR REPLACE FUNCTION dynamopg.index_build_item(p_table bigint, p_index bigint, p_key jsonb,
     OUT written boolean, OUT gone boolean)
 LANGUAGE plpgsql AS $$
@@ -328,8 +379,8 @@ BEGIN
         RETURN;
     END IF;
     PERFORM set_config('lock_timeout', dynamopg.setting_int('build_row_lock_timeout_ms', 10000) || 'ms', true);
-    EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE %s FOR SHARE',
-                   't_' || p_table, dynamopg.key_where_sql(v_def, '$1::jsonb'))
+    EXECUTE format('SELECT item FROM dynamopg_data.%I WHERE (%s) = (%s) FOR SHARE',
+                   't_' || p_table, dynamopg.build_key_cols(v_def), dynamopg.build_key_of_sql(v_def, '$1::jsonb'))
        INTO v_item USING p_key;
     IF v_item IS NOT NULL THEN
         PERFORM dynamopg.build_write(dynamopg.build_only(v_def, v_ix), v_item);

@@ -229,7 +229,7 @@ $$;
 -- Project), as SQL over the jsonb item expression p_src. Every statement
 -- that writes index rows is built from it: the writers' and the queue
 -- pass's (index_write_sql), the per-item path of the queue and the build
--- (index_rows_write), and the backfill's pages (index_rows_insert_many).
+-- (index_rows_write), and the backfill's pages (index_build_page, build_write_page).
 --
 --   rel   the index table (i_<id>)
 --   cols  its columns: hk, the index key then the table key, item
