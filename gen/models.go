@@ -17,11 +17,12 @@ type DynamopgDeletedTable struct {
 }
 
 type DynamopgIndexBuild struct {
-	IndexID    int64
-	TableID    int64
-	IndexName  string
-	Phase      string
-	RowsDone   int64
+	IndexID   int64
+	TableID   int64
+	IndexName string
+	Phase     string
+	RowsDone  int64
+	// The base key up to which the backfill is done, as a JSON array of the key column values ([pk] or [pk, sk]); a resumed build continues after it.
 	CurrentKey []byte
 	Pages      int64
 	Retries    int64
