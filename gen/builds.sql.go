@@ -209,9 +209,14 @@ func (q *Queries) BuildLockTry(ctx context.Context, db DBTX, arg BuildLockTryPar
 
 const BuildPage = `-- name: BuildPage :one
 SELECT p.n::int AS n, p.last_key::jsonb AS last_key,
-       p.skipped::jsonb AS skipped, p.gone::boolean AS gone
+       p.skipped::jsonb AS skipped, p.gone::boolean AS gone,
+       (d.done IS NOT NULL)::boolean AS recorded
   FROM dynamopg.index_build_page($1::bigint, $2::bigint, $3::jsonb,
                                  $4::jsonb) AS p
+  LEFT JOIN LATERAL (
+        SELECT true AS done, dynamopg.index_build_progress($2::bigint, p.last_key, p.n, $5::int)
+         WHERE NOT p.gone AND p.skipped = '[]'::jsonb
+       ) AS d ON true
 `
 
 type BuildPageParams struct {
@@ -219,23 +224,28 @@ type BuildPageParams struct {
 	IndexID int64
 	After   []byte
 	Keys    []byte
+	Retries int32
 }
 
 type BuildPageRow struct {
-	N       int32
-	LastKey []byte
-	Skipped []byte
-	Gone    bool
+	N        int32
+	LastKey  []byte
+	Skipped  []byte
+	Gone     bool
+	Recorded bool
 }
 
 // BuildPage writes the rows of one page's keys into the index (one
-// transaction).
+// transaction). When it skipped no key it also records the page as done
+// (index_build_progress, with @retries), which saves the builder a round
+// trip and a commit a page; recorded says so.
 func (q *Queries) BuildPage(ctx context.Context, db DBTX, arg BuildPageParams) (BuildPageRow, error) {
 	row := db.QueryRow(ctx, BuildPage,
 		arg.TableID,
 		arg.IndexID,
 		arg.After,
 		arg.Keys,
+		arg.Retries,
 	)
 	var i BuildPageRow
 	err := row.Scan(
@@ -243,6 +253,7 @@ func (q *Queries) BuildPage(ctx context.Context, db DBTX, arg BuildPageParams) (
 		&i.LastKey,
 		&i.Skipped,
 		&i.Gone,
+		&i.Recorded,
 	)
 	return i, err
 }

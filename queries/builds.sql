@@ -25,11 +25,18 @@ SELECT coalesce(k.first_sql, '')::text AS first_sql, coalesce(k.next_sql, '')::t
 
 -- name: BuildPage :one
 -- BuildPage writes the rows of one page's keys into the index (one
--- transaction).
+-- transaction). When it skipped no key it also records the page as done
+-- (index_build_progress, with @retries), which saves the builder a round
+-- trip and a commit a page; recorded says so.
 SELECT p.n::int AS n, p.last_key::jsonb AS last_key,
-       p.skipped::jsonb AS skipped, p.gone::boolean AS gone
+       p.skipped::jsonb AS skipped, p.gone::boolean AS gone,
+       (d.done IS NOT NULL)::boolean AS recorded
   FROM dynamopg.index_build_page(@table_id::bigint, @index_id::bigint, sqlc.narg('after')::jsonb,
-                                 @keys::jsonb) AS p;
+                                 @keys::jsonb) AS p
+  LEFT JOIN LATERAL (
+        SELECT true AS done, dynamopg.index_build_progress(@index_id::bigint, p.last_key, p.n, @retries::int)
+         WHERE NOT p.gone AND p.skipped = '[]'::jsonb
+       ) AS d ON true;
 
 -- name: BuildItem :one
 -- BuildItem writes one item a page skipped, waiting for its row lock.

@@ -270,10 +270,11 @@ $$;
 -- holds no index row (a quiet build: no writer added or changed a row of
 -- it since the build began), the page locks the range's rows, read as a
 -- range (a lookup per key cost a fifth of a quiet page), and inserts their
--- index rows in the same statement. Otherwise, or when an index row turned
--- up meanwhile, it locks the rows of p_keys key by key and rewrites their
--- index rows (build_write_page): the range may hold many rows writers
--- added since the snapshot, which they maintain themselves.
+-- index rows read by ctid; n is then the rows of the range. Otherwise, or
+-- when an index row turned up meanwhile or a writer holds a row of the
+-- range, it locks the rows of p_keys key by key and rewrites their index
+-- rows (build_write_page): the range may hold many rows writers added
+-- since the snapshot, which they maintain themselves.
 CREATE OR REPLACE FUNCTION dynamopg.index_build_page(p_table bigint, p_index bigint, p_after jsonb,
     p_keys jsonb, OUT n int, OUT last_key jsonb, OUT skipped jsonb, OUT gone boolean)
 LANGUAGE plpgsql AS $$
@@ -288,7 +289,7 @@ DECLARE
     v_any     boolean;
     v_written bigint;
     v_seen    bigint;
-    v_quiet   boolean := false;
+    v_tids    tid[];
 BEGIN
     n := 0;
     skipped := '[]';
@@ -312,40 +313,59 @@ BEGIN
        INTO v_any USING p_after, last_key;
     IF NOT coalesce(v_any, false) THEN
         BEGIN
-            EXECUTE format(
-                'WITH l AS (SELECT %1$s, item FROM dynamopg_data.%2$I WHERE %3$s ORDER BY %1$s FOR SHARE SKIP LOCKED), '
-                'w AS (INSERT INTO dynamopg_data.%4$I (%5$s) SELECT %6$s FROM l u WHERE %7$s RETURNING 1) '
-                'SELECT jsonb_agg(%8$s ORDER BY %1$s), (SELECT count(*) FROM w) FROM l',
-                v_cols, 't_' || p_table, v_range, v_row.rel, v_row.cols, v_row.vals, v_row.test,
-                dynamopg.build_row_key_sql(v_def, 'l.'))
-               INTO v_done, v_written USING p_after, last_key;
-            -- An index row a writer or the queue committed in the range
-            -- after the probe (the queue's may be of an older version):
-            -- the locked rows' index rows rewritten.
-            EXECUTE format('SELECT count(*) FROM (SELECT FROM dynamopg_data.%I WHERE %s ORDER BY %s LIMIT $3) s',
-                           v_row.rel, v_range, v_cols)
-               INTO v_seen USING p_after, last_key, v_written + 1;
-            IF v_seen > v_written THEN
-                PERFORM dynamopg.build_write_page(v_def, v_ix, p_table, v_done);
+            -- The range's rows locked (NOWAIT: a row a writer holds sends
+            -- the page down the key by key path), up to one more than the
+            -- page's keys (more: writers added rows to the range, the key
+            -- by key path again; the LIMIT also has the planner walk the
+            -- base key index, where a range condition alone is estimated
+            -- to match a third of the rows). Their ctids stay theirs while
+            -- the lock is held, and a later statement reads the index rows
+            -- from them, seeing the versions locked (a row updated since
+            -- this statement's snapshot is locked in its latest version).
+            -- One statement locking and inserting, through a CTE holding
+            -- the items, cost a quiet page a quarter more.
+            EXECUTE format('SELECT array_agg(ctid) FROM (SELECT ctid FROM dynamopg_data.%I WHERE %s '
+                           'ORDER BY %s LIMIT $3 FOR SHARE NOWAIT) l',
+                           't_' || p_table, v_range, v_cols)
+               INTO v_tids USING p_after, last_key, jsonb_array_length(p_keys) + 1;
+            IF coalesce(cardinality(v_tids), 0) <= jsonb_array_length(p_keys) THEN
+                EXECUTE format('INSERT INTO dynamopg_data.%I (%s) SELECT %s FROM dynamopg_data.%I u '
+                               'WHERE u.ctid = ANY ($1) AND %s',
+                               v_row.rel, v_row.cols, v_row.vals, 't_' || p_table, v_row.test)
+                  USING v_tids;
+                GET DIAGNOSTICS v_written = ROW_COUNT;
+                -- An index row a writer or the queue committed in the
+                -- range after the probe (the queue's may be of an older
+                -- version): the locked rows' index rows rewritten.
+                EXECUTE format('SELECT count(*) FROM (SELECT FROM dynamopg_data.%I WHERE %s ORDER BY %s LIMIT $3) s',
+                               v_row.rel, v_range, v_cols)
+                   INTO v_seen USING p_after, last_key, v_written + 1;
+                IF v_seen > v_written THEN
+                    EXECUTE format('SELECT jsonb_agg(%s ORDER BY %s) FROM dynamopg_data.%I l WHERE l.ctid = ANY ($1)',
+                                   dynamopg.build_row_key_sql(v_def, 'l.'), v_cols, 't_' || p_table)
+                       INTO v_done USING v_tids;
+                    PERFORM dynamopg.build_write_page(v_def, v_ix, p_table, v_done);
+                END IF;
+                -- Every row of the range is locked: none skipped.
+                n := coalesce(cardinality(v_tids), 0);
+                RETURN;
             END IF;
-            v_quiet := true;
-        EXCEPTION WHEN unique_violation THEN
+        EXCEPTION WHEN unique_violation OR lock_not_available THEN
             -- A sync writer's row of a row locked here, committed after
-            -- the probe: the block is undone, its row locks with it.
-            v_quiet := false;
+            -- the probe, or a row a writer holds: the block is undone,
+            -- its row locks with it.
+            NULL;
         END;
     END IF;
-    IF NOT v_quiet THEN
-        -- Key by key: the range may hold many rows writers added since
-        -- the snapshot, which they maintain themselves.
-        EXECUTE format('SELECT jsonb_agg(%1$s ORDER BY %2$s) FROM (SELECT %2$s FROM dynamopg_data.%3$I '
-                       'WHERE %4$s ORDER BY %2$s FOR SHARE SKIP LOCKED) l',
-                       dynamopg.build_row_key_sql(v_def, 'l.'), v_cols, 't_' || p_table,
-                       dynamopg.build_keys_in_sql(v_def, '$1'))
-           INTO v_done USING p_keys;
-        IF v_done IS NOT NULL THEN
-            PERFORM dynamopg.build_write_page(v_def, v_ix, p_table, v_done);
-        END IF;
+    -- Key by key: the range may hold many rows writers added since the
+    -- snapshot, which they maintain themselves.
+    EXECUTE format('SELECT jsonb_agg(%1$s ORDER BY %2$s) FROM (SELECT %2$s FROM dynamopg_data.%3$I '
+                   'WHERE %4$s ORDER BY %2$s FOR SHARE SKIP LOCKED) l',
+                   dynamopg.build_row_key_sql(v_def, 'l.'), v_cols, 't_' || p_table,
+                   dynamopg.build_keys_in_sql(v_def, '$1'))
+       INTO v_done USING p_keys;
+    IF v_done IS NOT NULL THEN
+        PERFORM dynamopg.build_write_page(v_def, v_ix, p_table, v_done);
     END IF;
     IF v_done = p_keys THEN
         n := jsonb_array_length(p_keys);

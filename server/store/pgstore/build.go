@@ -331,8 +331,10 @@ func (s *Store) buildOnce(ctx context.Context, b buildTarget, log interface {
 			return fmt.Errorf("pgstore: index build: page keys: %w", err)
 		}
 		var page gen.BuildPageRow
+		attempt := int32(0)
 		retries, err := buildRetry(ctx, int(maxRetries), func() (err error) {
-			page, err = buildPage(ctx, conn, gen.BuildPageParams{TableID: b.tableID, IndexID: b.indexID, After: after, Keys: keys})
+			page, err = buildPage(ctx, conn, gen.BuildPageParams{TableID: b.tableID, IndexID: b.indexID, After: after, Keys: keys, Retries: attempt})
+			attempt++
 			return err
 		})
 		if err != nil {
@@ -363,8 +365,10 @@ func (s *Store) buildOnce(ctx context.Context, b buildTarget, log interface {
 				n++
 			}
 		}
-		if err := s.q.BuildProgress(ctx, conn, gen.BuildProgressParams{IndexID: b.indexID, Key: page.LastKey, Rows: int32(n), Retries: int32(retries)}); err != nil {
-			return fmt.Errorf("pgstore: index build: progress: %w", err)
+		if !page.Recorded {
+			if err := s.q.BuildProgress(ctx, conn, gen.BuildProgressParams{IndexID: b.indexID, Key: page.LastKey, Rows: int32(n), Retries: int32(retries)}); err != nil {
+				return fmt.Errorf("pgstore: index build: progress: %w", err)
+			}
 		}
 		rows += int64(n)
 		if page.LastKey != nil {
@@ -424,16 +428,17 @@ func buildRetry(ctx context.Context, maxRetries int, fn func() error) (int, erro
 }
 
 // buildPage runs one page in its own transaction in one round trip: BEGIN,
-// the page and COMMIT go as one pipeline, where pgx.BeginFunc would give
-// BEGIN and COMMIT a round trip each.
+// the page (with its progress, when it skipped no key) and COMMIT go as one
+// pipeline, where pgx.BeginFunc would give BEGIN and COMMIT a round trip
+// each.
 func buildPage(ctx context.Context, conn *pgx.Conn, p gen.BuildPageParams) (page gen.BuildPageRow, err error) {
 	b := &pgx.Batch{}
 	b.Queue(gen.TxBegin)
-	b.Queue(gen.BuildPage, p.TableID, p.IndexID, p.After, p.Keys)
+	b.Queue(gen.BuildPage, p.TableID, p.IndexID, p.After, p.Keys, p.Retries)
 	b.Queue(gen.TxCommit)
 	br := conn.SendBatch(ctx, b)
 	if _, err = br.Exec(); err == nil {
-		err = br.QueryRow().Scan(&page.N, &page.LastKey, &page.Skipped, &page.Gone)
+		err = br.QueryRow().Scan(&page.N, &page.LastKey, &page.Skipped, &page.Gone, &page.Recorded)
 	}
 	if err == nil {
 		_, err = br.Exec()
