@@ -1,0 +1,106 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dynamopg/dynamopg/server/attr"
+	"github.com/dynamopg/dynamopg/server/store"
+	"github.com/dynamopg/dynamopg/server/store/pgstore"
+)
+
+// TestBuildQuietPageFallbacks drives each way a page leaves its quiet path
+// (index_build_page) and checks the index is exact afterwards:
+//   - a row a writer holds in the page's range: the range lock's NOWAIT
+//     fails, the page goes key by key and skips the row, and
+//     index_build_item waits for it (the hold lasts holdFor, so the build
+//     cannot end sooner);
+//   - rows a writer added to a page's range after the snapshot, more than
+//     the page's keys, none of them indexable: the range holds more rows
+//     than keys;
+//   - an index row a sync writer wrote in a page's range: the probe finds it.
+//
+// Pages are 50 keys, so each case falls in a page of its own.
+func TestBuildQuietPageFallbacks(t *testing.T) {
+	const holdFor = 700 * time.Millisecond
+	s := newStoreNoRecovery(t)
+	setSetting(t, s, "build_page_size", 50)
+	tb := newTable(t, s, "t", attr.TypeS, attr.TypeNone)
+	for i := range 300 {
+		put(t, s, tb, attr.Item{"pk": attr.Str(fmt.Sprintf("k%03d", i)), "g": attr.Str(fmt.Sprintf("g%d", i%7))})
+	}
+	tb2, _ := addIndex(t, s, "t", gsiHash(store.PropagationSync))
+	ctx := context.Background()
+	data := pgx.Identifier{"dynamopg_data", fmt.Sprintf("t_%d", tb2.ID)}.Sanitize()
+
+	// The holder: a transaction of its own that locks k120's row as a
+	// writer does, until holdFor after the first page.
+	holder, err := pgx.Connect(ctx, s.Pool().Config().ConnConfig.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	hold, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.Exec(ctx, "SELECT 1 FROM "+data+" WHERE pk = 'k120' FOR NO KEY UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	var released sync.WaitGroup
+	var releasedAt time.Time
+	var once sync.Once
+	restore := pgstore.SetBuildTestHooks(nil, nil, func() {
+		once.Do(func() {
+			// After the snapshot, before the first page: 60 items
+			// without g (not indexable) whose keys sort inside the page
+			// of k200…k249, and a new g for k275 (its index row, in the
+			// page of k250…k299, written by the writer).
+			// (The hook runs on the builder's goroutine: errors, not
+			// t.Fatal.)
+			write := func(it attr.Item) {
+				if _, err := onFresh(s, tb2, func(tb *store.Table) error {
+					_, err := s.ItemWrite(ctx, tb, tb.KeyOf(it), func(attr.Item) (attr.Item, error) { return it, nil })
+					return err
+				}); err != nil {
+					t.Errorf("write %v: %v", it["pk"], err)
+				}
+			}
+			for i := range 60 {
+				write(attr.Item{"pk": attr.Str(fmt.Sprintf("k210x%02d", i)), "v": attr.Num("1")})
+			}
+			write(attr.Item{"pk": attr.Str("k275"), "g": attr.Str("moved")})
+			released.Go(func() {
+				time.Sleep(holdFor)
+				releasedAt = time.Now()
+				if err := hold.Commit(ctx); err != nil {
+					t.Error(err)
+				}
+			})
+		})
+	})
+	defer restore()
+	start := time.Now()
+	buildIndex(t, s, tb2, "gh")
+	took := time.Since(start)
+	released.Wait()
+	if took < holdFor {
+		t.Fatalf("the build ended after %v, before the held row was released (%v): it did not wait for k120", took, holdFor)
+	}
+	requireActiveExact(t, s, "t", "gh", "after the build")
+	var rows, pages int64
+	if err := s.Pool().QueryRow(ctx, "SELECT rows_done, pages FROM dynamopg.index_builds WHERE index_id = $1",
+		tb2.Index("gh").ID).Scan(&rows, &pages); err != nil {
+		t.Fatal(err)
+	}
+	// The snapshot's 300 rows in 6 pages and the empty page after them.
+	if rows != 300 || pages != 7 {
+		t.Fatalf("rows_done %d, pages %d; want 300 rows in 7 pages", rows, pages)
+	}
+	t.Logf("build %v, the held row released after %v", took, releasedAt.Sub(start))
+}
