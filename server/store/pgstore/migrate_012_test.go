@@ -3,11 +3,6 @@ package pgstore_test
 import (
 	"context"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/dynamopg/dynamopg/server/store/pgstore"
-	"github.com/dynamopg/dynamopg/tests/pgtest"
 )
 
 // TestMigrateFrom011 upgrades a database at migration 011, whose code
@@ -17,27 +12,11 @@ import (
 // to it (p_eq defaults to 1) instead of being ambiguous.
 func TestMigrateFrom011(t *testing.T) {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if err := pgstore.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	// Back to the state 011 left: its version, and the old signature.
-	for _, q := range []string{
-		`UPDATE dynamopg.schema_version SET version = 11`,
+	// Back to the state 011 left: the old signature.
+	pool := upgradeFrom(t, 11,
 		`CREATE FUNCTION dynamopg.item_query_sql(p_def jsonb, p_index bigint, p_op text, p_forward boolean, p_after boolean)
 		 RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'the 011 package' $$`,
-	} {
-		if _, err := pool.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pgstore.Migrate(ctx, pool); err != nil {
-		t.Fatalf("migrate from 011: %v", err)
-	}
+	)
 	var n int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_proc
 	                               WHERE pronamespace = 'dynamopg'::regnamespace AND proname = 'item_query_sql'`).Scan(&n); err != nil {
@@ -47,7 +26,7 @@ func TestMigrateFrom011(t *testing.T) {
 		t.Errorf("%d item_query_sql functions after the upgrade, want 1", n)
 	}
 	var stmt string
-	err = pool.QueryRow(ctx, `SELECT dynamopg.item_query_sql('{"id": 1, "hash": {"name": "pk", "type": 1}}', 0, '', true, false)`).Scan(&stmt)
+	err := pool.QueryRow(ctx, `SELECT dynamopg.item_query_sql('{"id": 1, "hash": {"name": "pk", "type": 1}}', 0, '', true, false)`).Scan(&stmt)
 	if err != nil || stmt == "the 011 package" {
 		t.Errorf("a five-argument call after the upgrade: %q, %v", stmt, err)
 	}

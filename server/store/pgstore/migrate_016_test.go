@@ -3,11 +3,6 @@ package pgstore_test
 import (
 	"context"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/dynamopg/dynamopg/server/store/pgstore"
-	"github.com/dynamopg/dynamopg/tests/pgtest"
 )
 
 // TestMigrateFrom015 upgrades a database at migration 015 holding
@@ -18,16 +13,7 @@ import (
 // page functions of the item-array form.
 func TestMigrateFrom015(t *testing.T) {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if err := pgstore.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`UPDATE dynamopg.schema_version SET version = 15`,
+	pool := upgradeFrom(t, 15,
 		`CREATE FUNCTION dynamopg.index_rows_insert_many(p_def jsonb, p_ix jsonb, p_items jsonb[])
 		 RETURNS void LANGUAGE sql AS $$ SELECT $$`,
 		`INSERT INTO dynamopg.tables (id, name, status, def) VALUES
@@ -37,14 +23,7 @@ func TestMigrateFrom015(t *testing.T) {
 		   (9011, 901, 'x', 'backfill', '{"pk": {"S": "a\"b"}, "n": {"N": "-12.50"}}'),
 		   (9012, 901, 'y', 'allocating', NULL),
 		   (9021, 902, 'z', 'backfill', '{"id": {"B": "AQL/"}}')`,
-	} {
-		if _, err := pool.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pgstore.Migrate(ctx, pool); err != nil {
-		t.Fatalf("migrate from 015: %v", err)
-	}
+	)
 	want := map[int64]string{9011: `["a\"b", -12.50]`, 9012: ``, 9021: `["\\x0102ff"]`}
 	rows, err := pool.Query(ctx, `SELECT index_id, coalesce(current_key::text, '') FROM dynamopg.index_builds WHERE index_id > 9000`)
 	if err != nil {
