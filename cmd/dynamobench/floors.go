@@ -116,7 +116,7 @@ func newFloorDatabase(ctx context.Context, env *benchEnv) (pg *pgServer, url str
 // sqliteFloor issues the row operations to SQLite (modernc) the way
 // dynamopg's sqlitestore opens it: WAL, synchronous=NORMAL, one writer
 // connection (BEGIN IMMEDIATE), a pool of query_only readers; tables of the
-// same shape (WITHOUT ROWID, BLOB keys).
+// same shape (rowid tables, BLOB keys).
 type sqliteFloor struct {
 	writer, reader *sql.DB
 	stmts          map[string]*sql.Stmt
@@ -124,21 +124,21 @@ type sqliteFloor struct {
 
 const sqliteSchema = `
 CREATE TABLE t (hk INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item BLOB NOT NULL,
-  size INTEGER NOT NULL, PRIMARY KEY (pk, sk)) WITHOUT ROWID;
+  size INTEGER NOT NULL, PRIMARY KEY (pk, sk));
 CREATE INDEX t_scan ON t (hk, pk, sk);
 CREATE TABLE x1 (hk INTEGER NOT NULL, ipk BLOB NOT NULL, isk BLOB NOT NULL, pk BLOB NOT NULL,
-  sk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (ipk, isk, pk, sk)) WITHOUT ROWID;
+  sk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (ipk, isk, pk, sk));
 CREATE INDEX x1_base ON x1 (pk, sk);
 CREATE INDEX x1_scan ON x1 (hk, ipk, isk, pk, sk);
 CREATE TABLE t2 (hk INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item BLOB NOT NULL,
-  size INTEGER NOT NULL, PRIMARY KEY (pk, sk)) WITHOUT ROWID;
+  size INTEGER NOT NULL, PRIMARY KEY (pk, sk));
 CREATE INDEX t2_scan ON t2 (hk, pk, sk);
 CREATE TABLE x2a (hk INTEGER NOT NULL, ipk BLOB NOT NULL, isk BLOB NOT NULL, pk BLOB NOT NULL,
-  sk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (ipk, isk, pk, sk)) WITHOUT ROWID;
+  sk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (ipk, isk, pk, sk));
 CREATE INDEX x2a_base ON x2a (pk, sk);
 CREATE INDEX x2a_scan ON x2a (hk, ipk, isk, pk, sk);
 CREATE TABLE x2b (hk INTEGER NOT NULL, ipk BLOB NOT NULL, isk BLOB NOT NULL, pk BLOB NOT NULL,
-  sk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (ipk, isk, pk, sk)) WITHOUT ROWID;
+  sk BLOB NOT NULL, item BLOB NOT NULL, PRIMARY KEY (ipk, isk, pk, sk));
 CREATE INDEX x2b_base ON x2b (pk, sk);
 CREATE INDEX x2b_scan ON x2b (hk, ipk, isk, pk, sk);
 `

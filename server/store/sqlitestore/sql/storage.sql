@@ -25,7 +25,12 @@
 --   pk    partition key, sk sort key
 --   item  the item's wire JSON
 --   size  the item's size as the service counts it (TableStats)
--- and its scan order: the hash, then the key.
+-- and its scan order: the hash, then the key. A rowid table (the key is
+-- its primary key index): in a WITHOUT ROWID table, whose rows live in an
+-- index b-tree, a row over ~1,000 bytes of a 4 KiB page spills into an
+-- overflow page, and a 1 KB item cost a put 4.8 WAL frames, against 2.9
+-- here (a put 2.4x, a get 2.2x faster in SQLite itself). Tables created
+-- WITHOUT ROWID before keep that layout: every statement works on both.
 CREATE TABLE t_{{.ID}} (
     hk   INTEGER NOT NULL,
     pk   BLOB    NOT NULL,
@@ -33,7 +38,7 @@ CREATE TABLE t_{{.ID}} (
     item BLOB    NOT NULL,
     size INTEGER NOT NULL,
     PRIMARY KEY (pk, sk)
-) WITHOUT ROWID;
+);
 CREATE INDEX t_{{.ID}}_scan ON t_{{.ID}} (hk, pk, sk);
 
 -- name: index_create
@@ -41,7 +46,8 @@ CREATE INDEX t_{{.ID}}_scan ON t_{{.ID}} (hk, pk, sk);
 -- multi-attribute key has one column per attribute, ipk[2-4] and isk[2-4]:
 -- keycols.go), the base key (pk, sk) as tie-break, and the projected item
 -- (hk is the hash of ipk); the (pk, sk) index finds an item's row when it
--- changes, the scan index orders by the hash, then the full key.
+-- changes, the scan index orders by the hash, then the full key. A rowid
+-- table, as t_<id> (a projected item overflows an index b-tree's leaf).
 CREATE TABLE i_{{.ID}} (
     hk   INTEGER NOT NULL,
 {{- range .KeyCols}}
@@ -51,7 +57,7 @@ CREATE TABLE i_{{.ID}} (
     sk   BLOB    NOT NULL,
     item BLOB    NOT NULL,
     PRIMARY KEY ({{.KeyList}}, pk, sk)
-) WITHOUT ROWID;
+);
 CREATE INDEX i_{{.ID}}_base ON i_{{.ID}} (pk, sk);
 CREATE INDEX i_{{.ID}}_scan ON i_{{.ID}} (hk, {{.KeyList}}, pk, sk);
 
