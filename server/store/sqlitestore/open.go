@@ -120,7 +120,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	memory := dsn == MemoryDSN
 	pragmas := []string{fmt.Sprintf("busy_timeout = %d", busy), "synchronous = NORMAL"}
 	if !memory {
-		pragmas = append(pragmas, "journal_mode = WAL", mmapPragma)
+		pragmas = append(pragmas, "journal_mode = WAL", mmapPragma, walAutoCheckpointPragma)
 	}
 	writer, err := openDB(withParams(dsn, "_txlock=immediate"), pragmas...)
 	if err != nil {
@@ -173,6 +173,21 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 // unchanged (SQLite writes through write(2), never through the map), so
 // durability is what it was.
 const mmapPragma = "mmap_size = 268435456"
+
+// walAutoCheckpointPragma lets the WAL grow to 10,000 pages (40 MiB)
+// before the commit that reaches it checkpoints, where SQLite's default is
+// 1,000. The checkpoint runs in the writer, so every write queued behind
+// it waits for the copy of the WAL into the database file and its two
+// fsyncs: at 16 clients on one CPU (dynamobench, a write dirtying ~3
+// pages) that was a checkpoint every ~0.1 s and the SQLite mode's write
+// p99 (12-21 ms against a p50 of 1.3). At 10,000 pages a checkpoint is
+// rarer and copies each page once however often the window rewrote it:
+// p99 3.1-4.3 ms, throughput 5-30% up. 4,000 pages gave a p99 of 5-6 ms;
+// a checkpointer goroutine on its own connection (PASSIVE, every 10 or
+// 100 ms) kept the p99 at 8-17 ms, its copies and fsyncs stalling the
+// writer's appends as much. The WAL is restarted after each checkpoint, so
+// it stays near 40 MiB, and recovery after a crash replays at most that.
+const walAutoCheckpointPragma = "wal_autocheckpoint = 10000"
 
 // openReadOnly opens the file at dsn with one read-only handle that
 // serves as reader and writer.
