@@ -185,8 +185,9 @@ const mmapPragma = "mmap_size = 268435456"
 // p99 3.1-4.3 ms, throughput 5-30% up. 4,000 pages gave a p99 of 5-6 ms;
 // a checkpointer goroutine on its own connection (PASSIVE, every 10 or
 // 100 ms) kept the p99 at 8-17 ms, its copies and fsyncs stalling the
-// writer's appends as much. The WAL is restarted after each checkpoint, so
-// it stays near 40 MiB, and recovery after a crash replays at most that.
+// writer's appends as much. After a checkpoint that copied every frame the
+// next write starts the WAL over (once no reader still needs it), so it
+// stays near 40 MiB, and recovery after a crash replays about that.
 const walAutoCheckpointPragma = "wal_autocheckpoint = 10000"
 
 // openReadOnly opens the file at dsn with one read-only handle that
