@@ -98,9 +98,10 @@ func TestBuildQuietPageFallbacks(t *testing.T) {
 		tb2.Index("gh").ID).Scan(&rows, &pages); err != nil {
 		t.Fatal(err)
 	}
-	// The snapshot's 300 rows in 6 pages and the empty page after them.
-	if rows != 300 || pages != 7 {
-		t.Fatalf("rows_done %d, pages %d; want 300 rows in 7 pages", rows, pages)
+	// The snapshot's 300 rows in 6 pages: one read of the snapshot returned
+	// them all, fewer than a read asks for, so no empty page follows.
+	if rows != 300 || pages != 6 {
+		t.Fatalf("rows_done %d, pages %d; want 300 rows in 6 pages", rows, pages)
 	}
 	t.Logf("build %v, the held row released after %v", took, releasedAt.Sub(start))
 }
