@@ -105,3 +105,56 @@ func TestBuildQuietPageFallbacks(t *testing.T) {
 	}
 	t.Logf("build %v, the held row released after %v", took, releasedAt.Sub(start))
 }
+
+// TestBuildPagePrepareRemakesAnIncompleteSet checks build_page_prepare's
+// repair: PREPARE is not transactional, so an error between two of its
+// PREPAREs leaves part of the set in the session; the next call must make
+// all seven again rather than take the set as prepared (a page would then
+// fail on the missing statement, and the build with it).
+func TestBuildPagePrepareRemakesAnIncompleteSet(t *testing.T) {
+	s := newStoreNoRecovery(t)
+	tb := newTable(t, s, "t", attr.TypeS, attr.TypeNone)
+	for i := range 20 {
+		put(t, s, tb, attr.Item{"pk": attr.Str(fmt.Sprintf("k%03d", i)), "g": attr.Str("g")})
+	}
+	tb2, _ := addIndex(t, s, "t", gsiHash(store.PropagationSync))
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, s.Pool().Config().ConnConfig.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	ixID := tb2.Index("gh").ID
+	prepare := func() (prefix string, n int) {
+		t.Helper()
+		if err := conn.QueryRow(ctx, "SELECT dynamopg.build_page_prepare(dynamopg.table_def($1, false), $1, $2)",
+			tb2.ID, ixID).Scan(&prefix); err != nil {
+			t.Fatalf("build_page_prepare: %v", err)
+		}
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE starts_with(name, $1 || '_')",
+			prefix).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return prefix, n
+	}
+	prefix, n := prepare()
+	if want := fmt.Sprintf("dynamopg_build_%d", ixID); prefix != want || n != 7 {
+		t.Fatalf("prepared %d statements named %s_…; want 7 named %s_…", n, prefix, want)
+	}
+	if _, err := conn.Exec(ctx, "DEALLOCATE "+pgx.Identifier{prefix + "_next_lock"}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	if _, n := prepare(); n != 7 {
+		t.Fatalf("after losing one statement, build_page_prepare left %d of 7", n)
+	}
+	// The remade lock statement runs: the range after k004 up to k009 holds
+	// five rows, locked and returned (the transaction ends at once).
+	var tids []string
+	if err := conn.QueryRow(ctx, "EXECUTE "+pgx.Identifier{prefix + "_next_lock"}.Sanitize()+`('["k004"]', '["k009"]', 100)`).
+		Scan(&tids); err != nil {
+		t.Fatalf("the remade lock statement: %v", err)
+	}
+	if len(tids) != 5 {
+		t.Fatalf("the lock statement returned %d ctids for (k004, k009]; want 5", len(tids))
+	}
+}
