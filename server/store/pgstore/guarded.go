@@ -62,6 +62,11 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 		// and its write statement, which only the locking path has.
 		return nil, false, nil
 	}
+	k, err := s.flights.enter(ctx, t.ID, keyJSON)
+	if err != nil {
+		return nil, true, wrap("item write", err)
+	}
+	defer s.flights.leave(k)
 	stmts := ts.guard
 	// verified: guess is what the row held at some point of this write (a
 	// read of it, or the item a failed statement found), not a belief.

@@ -111,6 +111,7 @@ type Store struct {
 	// images the items it believes are there (guarded.go).
 	guardStmts sync.Map
 	images     itemImages
+	flights    keyFlights // the optimistic writes in flight, by item (flights.go)
 
 	// collLimit is Options.ItemCollectionLimit (collections.go).
 	collLimit int64
