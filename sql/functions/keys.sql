@@ -79,15 +79,20 @@ $$;
 
 -- key_hash is store.KeyHash: 32-bit FNV-1a over the attr.Type byte and the
 -- value's bytes (S unescaped, N canonical text, B raw), then murmur3's fmix32
--- finalizer (products taken in numeric: 32x32 bits overflow bigint). NULL
--- for a value that is not a key value (S, N or B): an attribute of another
--- type where an index expects its key, whose item that index leaves out
--- (index_row_sql's test), so that computing it before the test is safe.
+-- finalizer. NULL for a value that is not a key value (S, N or B): an
+-- attribute of another type where an index expects its key, whose item that
+-- index leaves out (index_row_sql's test), so that computing it before the
+-- test is safe. The backfill and the queue call it once per row, so it is
+-- written for PL/pgSQL's cost per statement: a value without the NUL escape
+-- (0x01, S only) is hashed four bytes a statement, and fmix32's 32x32-bit
+-- products modulo 2^32 are taken from two 32x16-bit ones in bigint (numeric
+-- was a third of the cost of a short key). 4.0 -> 2.8 us for a 3-byte S,
+-- 10.6 -> 5.1 us for 26 bytes.
 CREATE OR REPLACE FUNCTION dynamopg.key_hash(p_value jsonb)
 RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE STRICT AS $$
 DECLARE
-    v_hash  bigint := 2166136261;
+    v_hash  bigint;
     v_type  int;
     v_bytes bytea;
     v_len   int;
@@ -106,24 +111,38 @@ BEGIN
     ELSE
         RETURN NULL;
     END IF;
-    v_hash := ((v_hash # v_type) * 16777619) & 4294967295;
+    v_hash := ((2166136261 # v_type) * 16777619) & 4294967295;
     v_len := length(v_bytes);
-    WHILE v_i < v_len LOOP
-        v_c := get_byte(v_bytes, v_i);
-        IF v_type = 1 AND v_c = 1 AND v_i + 1 < v_len THEN
-            -- NUL escape: 0x01 0x01 is 0x00, 0x01 0x02 is 0x01.
+    IF v_type = 1 AND position('\x01'::bytea IN v_bytes) > 0 THEN
+        WHILE v_i < v_len LOOP
+            v_c := get_byte(v_bytes, v_i);
+            IF v_c = 1 AND v_i + 1 < v_len THEN
+                -- NUL escape: 0x01 0x01 is 0x00, 0x01 0x02 is 0x01.
+                v_i := v_i + 1;
+                v_c := get_byte(v_bytes, v_i) - 1;
+            END IF;
+            v_hash := ((v_hash # v_c) * 16777619) & 4294967295;
             v_i := v_i + 1;
-            v_c := get_byte(v_bytes, v_i) - 1;
-        END IF;
-        v_hash := ((v_hash # v_c) * 16777619) & 4294967295;
-        v_i := v_i + 1;
-    END LOOP;
+        END LOOP;
+    ELSE
+        WHILE v_i + 4 <= v_len LOOP
+            v_hash := ((((((((v_hash # get_byte(v_bytes, v_i)) * 16777619) & 4294967295)
+                          # get_byte(v_bytes, v_i + 1)) * 16777619) & 4294967295)
+                          # get_byte(v_bytes, v_i + 2)) * 16777619) & 4294967295;
+            v_hash := ((v_hash # get_byte(v_bytes, v_i + 3)) * 16777619) & 4294967295;
+            v_i := v_i + 4;
+        END LOOP;
+        WHILE v_i < v_len LOOP
+            v_hash := ((v_hash # get_byte(v_bytes, v_i)) * 16777619) & 4294967295;
+            v_i := v_i + 1;
+        END LOOP;
+    END IF;
+    -- fmix32; 2246822507 is 34283 * 2^16 + 51819, 3266489909 is 49842 * 2^16 + 44597.
     v_hash := v_hash # (v_hash >> 16);
-    v_hash := ((v_hash * 2246822507::numeric) % 4294967296)::bigint;
+    v_hash := (v_hash * 51819 + (((v_hash * 34283) & 65535) << 16)) & 4294967295;
     v_hash := v_hash # (v_hash >> 13);
-    v_hash := ((v_hash * 3266489909::numeric) % 4294967296)::bigint;
-    v_hash := v_hash # (v_hash >> 16);
-    RETURN v_hash;
+    v_hash := (v_hash * 44597 + (((v_hash * 49842) & 65535) << 16)) & 4294967295;
+    RETURN v_hash # (v_hash >> 16);
 END;
 $$;
 
