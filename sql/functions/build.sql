@@ -36,12 +36,16 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- build_index returns the index p_index of a table JSON while it is
--- CREATING, else NULL.
+-- CREATING, else NULL. PL/pgSQL, not SQL: every page calls it in a
+-- transaction of its own, and a SQL function with a FROM is parsed and
+-- planned again in each, where PL/pgSQL keeps its plan for the session.
 CREATE OR REPLACE FUNCTION dynamopg.build_index(p_def jsonb, p_index bigint)
 RETURNS jsonb
-LANGUAGE sql IMMUTABLE AS $$
-    SELECT e FROM jsonb_array_elements(coalesce(p_def->'indexes', '[]')) e
-     WHERE (e->>'id')::bigint = p_index AND e->>'status' = 'CREATING'
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    RETURN (SELECT e FROM jsonb_array_elements(coalesce(p_def->'indexes', '[]')) e
+             WHERE (e->>'id')::bigint = p_index AND e->>'status' = 'CREATING');
+END;
 $$;
 
 -- build_only is a table JSON listing only the index p_ix: index_rows_write
@@ -271,9 +275,13 @@ $$;
 -- returning how many (a utility EXECUTE sets no ROW_COUNT).
 -- ORDER BY and LIMIT have the planner walk the base key index: a range
 -- condition alone is estimated to match a third of the rows, and was
--- planned as a sequential scan. PREPARE is not transactional, so a set
--- left incomplete (an error between two PREPAREs) is deallocated and made
--- again: all seven, or none, are taken as prepared.
+-- planned as a sequential scan. Once all seven are prepared, the session
+-- setting dynamopg.<prefix> says so (reading pg_prepared_statements to
+-- know cost a page 0.1 ms). PREPARE is not transactional and setting a
+-- setting is: when the transaction that prepared them aborts, the
+-- statements stay and the setting does not, and the next call deallocates
+-- whatever the session holds under the prefix and prepares all seven
+-- again; an error between two PREPAREs leaves the setting unset too.
 CREATE OR REPLACE FUNCTION dynamopg.build_page_prepare(p_def jsonb, p_table bigint, p_index bigint)
 RETURNS text
 LANGUAGE plpgsql AS $$
@@ -285,7 +293,7 @@ DECLARE
     v_old   text;
     v_form  record;
 BEGIN
-    IF (SELECT count(*) FROM pg_prepared_statements WHERE starts_with(name, v_name || '_')) = 7 THEN
+    IF current_setting('dynamopg.' || v_name, true) = 'prepared' THEN
         RETURN v_name;
     END IF;
     FOR v_old IN SELECT name FROM pg_prepared_statements WHERE starts_with(name, v_name || '_') LOOP
@@ -312,6 +320,7 @@ BEGIN
     EXECUTE format('PREPARE %I (tid[]) AS WITH w AS (INSERT INTO dynamopg_data.%I (%s) SELECT %s '
                    'FROM dynamopg_data.%I u WHERE u.ctid = ANY ($1) AND %s RETURNING 1) SELECT count(*) FROM w',
                    v_name || '_insert', v_row.rel, v_row.cols, v_row.vals, 't_' || p_table, v_row.test);
+    PERFORM set_config('dynamopg.' || v_name, 'prepared', false);
     RETURN v_name;
 END;
 $$;
@@ -457,13 +466,17 @@ END;
 $$;
 
 -- index_build_progress records a finished page (and its skipped rows).
+-- PL/pgSQL so that its UPDATE is planned once per session, not once per
+-- page (build_index).
 CREATE OR REPLACE FUNCTION dynamopg.index_build_progress(p_index bigint, p_key jsonb, p_rows int, p_retries int)
 RETURNS void
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+BEGIN
     UPDATE dynamopg.index_builds b
        SET current_key = coalesce(p_key, b.current_key), rows_done = b.rows_done + p_rows,
            pages = b.pages + 1, retries = b.retries + p_retries, heartbeat_at = now()
-     WHERE b.index_id = p_index
+     WHERE b.index_id = p_index;
+END;
 $$;
 
 -- index_build_sweep removes the index rows whose item no longer exists: it

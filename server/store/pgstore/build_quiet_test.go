@@ -107,10 +107,12 @@ func TestBuildQuietPageFallbacks(t *testing.T) {
 }
 
 // TestBuildPagePrepareRemakesAnIncompleteSet checks build_page_prepare's
-// repair: PREPARE is not transactional, so an error between two of its
-// PREPAREs leaves part of the set in the session; the next call must make
-// all seven again rather than take the set as prepared (a page would then
-// fail on the missing statement, and the build with it).
+// repair. PREPARE is not transactional and its "prepared" setting is: a
+// transaction that prepared the statements and then aborted leaves them in
+// the session without the setting, and an error between two PREPAREs
+// leaves part of the set. The next call must deallocate what is there and
+// make all seven again (PREPARE of a name taken fails), so that a page
+// never runs a missing statement.
 func TestBuildPagePrepareRemakesAnIncompleteSet(t *testing.T) {
 	s := newStoreNoRecovery(t)
 	tb := newTable(t, s, "t", attr.TypeS, attr.TypeNone)
@@ -125,27 +127,42 @@ func TestBuildPagePrepareRemakesAnIncompleteSet(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	ixID := tb2.Index("gh").ID
-	prepare := func() (prefix string, n int) {
+	prefix := fmt.Sprintf("dynamopg_build_%d", ixID)
+	const prepare = "SELECT dynamopg.build_page_prepare(dynamopg.table_def($1, false), $1, $2)"
+	count := func() (n int) {
 		t.Helper()
-		if err := conn.QueryRow(ctx, "SELECT dynamopg.build_page_prepare(dynamopg.table_def($1, false), $1, $2)",
-			tb2.ID, ixID).Scan(&prefix); err != nil {
-			t.Fatalf("build_page_prepare: %v", err)
-		}
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE starts_with(name, $1 || '_')",
 			prefix).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		return prefix, n
+		return n
 	}
-	prefix, n := prepare()
-	if want := fmt.Sprintf("dynamopg_build_%d", ixID); prefix != want || n != 7 {
-		t.Fatalf("prepared %d statements named %s_…; want 7 named %s_…", n, prefix, want)
+	// Prepared in a transaction that aborts.
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var got string
+	if err := tx.QueryRow(ctx, prepare, tb2.ID, ixID).Scan(&got); err != nil || got != prefix {
+		t.Fatalf("build_page_prepare: %q, %v; want %q", got, err, prefix)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 7 {
+		t.Fatalf("%d statements after the rollback; want the 7 (PREPARE is not transactional)", n)
+	}
+	// One of them gone, as an error between two PREPAREs leaves the set.
 	if _, err := conn.Exec(ctx, "DEALLOCATE "+pgx.Identifier{prefix + "_next_lock"}.Sanitize()); err != nil {
 		t.Fatal(err)
 	}
-	if _, n := prepare(); n != 7 {
-		t.Fatalf("after losing one statement, build_page_prepare left %d of 7", n)
+	for range 2 { // the second call finds them prepared
+		if err := conn.QueryRow(ctx, prepare, tb2.ID, ixID).Scan(&got); err != nil {
+			t.Fatalf("build_page_prepare after an incomplete set: %v", err)
+		}
+		if n := count(); n != 7 {
+			t.Fatalf("build_page_prepare left %d of 7 statements", n)
+		}
 	}
 	// The remade lock statement runs: the range after k004 up to k009 holds
 	// five rows, locked and returned (the transaction ends at once).
