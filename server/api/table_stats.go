@@ -13,10 +13,12 @@ import (
 // that took long is reused for a while, in proportion to what it cost, so
 // that clients polling DescribeTable (SDK waiters, infrastructure tools, a
 // script watching an index build) do not keep the database scanning a large
-// table, while a small table's count stays exact.
+// table, while a small table's count stays exact. (At 50 times, a client
+// polling a 20,000-row table every 10 ms through an index build had it
+// counted every 350 ms, 2-3% of the database's time in the build.)
 const (
 	statsCheap    = 2 * time.Millisecond // a count this fast is never reused
-	statsReuse    = 50                   // a count is reused for this many times its cost
+	statsReuse    = 500                  // a count is reused for this many times its cost
 	statsReuseMax = 10 * time.Minute
 )
 

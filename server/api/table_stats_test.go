@@ -28,7 +28,7 @@ func TestTableStatsReuse(t *testing.T) {
 			t.Fatalf("cheap count %d: got %d, want a fresh count %d", i, n, i)
 		}
 	}
-	cost = 100 * time.Millisecond // reused for 5 s from its start
+	cost = 10 * time.Millisecond // reused for 5 s from its start
 	n, b, _ := c.get(ctx, large, count)
 	if n != 4 || b != 40 {
 		t.Fatalf("expensive count = %d, %d; want 4, 40", n, b)
