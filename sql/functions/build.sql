@@ -226,8 +226,8 @@ $$;
 
 -- index_build_keys_sql is the text of the statements that read the keys of
 -- a backfill's pages from table p_table, in base key order: first_sql the
--- first page's ($1 the page size), next_sql the next page's ($1 the page
--- size, $2 the last key of the page before). Each returns a JSON array of
+-- first keys ($1 how many: pgstore reads eight pages at a time), next_sql
+-- the next ($1 how many, $2 the last key read before). Each returns a JSON array of
 -- column-form keys, empty at the end, read from the key columns alone (an
 -- index-only scan of the primary key where the visibility map allows). The
 -- builder runs them in a REPEATABLE READ transaction of its own begun
@@ -249,8 +249,12 @@ BEGIN
         RETURN;
     END IF;
     v_cols := dynamopg.build_key_cols(v_def);
-    v_sel := format('SELECT coalesce(jsonb_agg(%s ORDER BY %s), ''[]'') FROM (SELECT %s FROM dynamopg_data.%I ',
-                    dynamopg.build_row_key_sql(v_def, 'p.'), v_cols, v_cols, 't_' || p_table);
+    -- json, not jsonb (build_row_key_sql): the builder only cuts the array
+    -- into pages, and json_agg of 2,048 keys costs two thirds of jsonb_agg.
+    v_sel := format('SELECT coalesce(json_agg(json_build_array(%s) ORDER BY %s), ''[]'') '
+                    'FROM (SELECT %s FROM dynamopg_data.%I ',
+                    CASE WHEN dynamopg.has_range(v_def) THEN 'p.pk, p.sk' ELSE 'p.pk' END,
+                    v_cols, v_cols, 't_' || p_table);
     first_sql := v_sel || format('ORDER BY %s LIMIT $1) p', v_cols);
     next_sql := v_sel || format('WHERE (%s) > (%s) ORDER BY %s LIMIT $1) p',
                                 v_cols, dynamopg.build_key_of_sql(v_def, '$2::jsonb'), v_cols);
