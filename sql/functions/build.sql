@@ -358,8 +358,8 @@ DECLARE
     v_def     jsonb := dynamopg.table_def(p_table, true);
     v_ix      jsonb := dynamopg.build_index(v_def, p_index);
     v_cols    text := dynamopg.build_key_cols(v_def);
-    v_stmt    text;
-    v_range   text;
+    v_stmt    text; -- build_page_prepare's prefix
+    v_form    text; -- the prefix of this page's form, _first or _next
     v_done    jsonb;
     v_any     boolean;
     v_written bigint;
@@ -374,9 +374,9 @@ BEGIN
     END IF;
     last_key := p_keys->-1;
     v_stmt := dynamopg.build_page_prepare(v_def, p_table, p_index);
-    v_range := v_stmt || CASE WHEN p_after IS NULL THEN '_first' ELSE '_next' END;
+    v_form := v_stmt || CASE WHEN p_after IS NULL THEN '_first' ELSE '_next' END;
     -- Any index row in the range? (build_page_prepare's probe.)
-    EXECUTE format('EXECUTE %I(%L, %L, 0)', v_range || '_probe', p_after, last_key) INTO v_any;
+    EXECUTE format('EXECUTE %I(%L, %L, 0)', v_form || '_probe', p_after, last_key) INTO v_any;
     IF NOT coalesce(v_any, false) THEN
         BEGIN
             -- The range's rows locked (NOWAIT: a row a writer holds sends
@@ -390,7 +390,7 @@ BEGIN
             -- this statement's snapshot is locked in its latest version).
             -- One statement locking and inserting, through a CTE holding
             -- the items, cost a quiet page a quarter more.
-            EXECUTE format('EXECUTE %I(%L, %L, %s)', v_range || '_lock', p_after, last_key,
+            EXECUTE format('EXECUTE %I(%L, %L, %s)', v_form || '_lock', p_after, last_key,
                            jsonb_array_length(p_keys) + 1)
                INTO v_tids;
             IF coalesce(cardinality(v_tids), 0) <= jsonb_array_length(p_keys) THEN
@@ -398,7 +398,7 @@ BEGIN
                 -- An index row a writer or the queue committed in the
                 -- range after the probe (the queue's may be of an older
                 -- version): the locked rows' index rows rewritten.
-                EXECUTE format('EXECUTE %I(%L, %L, %s)', v_range || '_recount', p_after, last_key, v_written + 1)
+                EXECUTE format('EXECUTE %I(%L, %L, %s)', v_form || '_recount', p_after, last_key, v_written + 1)
                    INTO v_seen;
                 IF v_seen > v_written THEN
                     EXECUTE format('SELECT jsonb_agg(%s ORDER BY %s) FROM dynamopg_data.%I l WHERE l.ctid = ANY ($1)',

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/jackc/pgx/v5"
 
@@ -87,7 +88,7 @@ func (b *buildSnap) keys(ctx context.Context, after []byte, size int32) (keys []
 // read fetches the keys of the next buildPagesAhead pages after the key
 // after into b.ahead, cut into pages of size keys.
 func (b *buildSnap) read(ctx context.Context, after []byte, size int32) error {
-	limit := size * buildPagesAhead
+	limit := int32(min(int64(size)*buildPagesAhead, math.MaxInt32)) // a huge build_page_size must not wrap
 	var row pgx.Row
 	if after == nil {
 		row = b.conn.QueryRow(ctx, b.first, limit)
@@ -109,27 +110,14 @@ func (b *buildSnap) read(ctx context.Context, after []byte, size int32) error {
 	}
 	for len(list) > 0 {
 		n := min(len(list), int(size))
-		b.ahead = append(b.ahead, joinJSONArray(list[:n]))
+		page, err := json.Marshal(list[:n])
+		if err != nil {
+			return buildPermanent{fmt.Errorf("page keys: %w", err)}
+		}
+		b.ahead = append(b.ahead, page)
 		list = list[n:]
 	}
 	return nil
-}
-
-// joinJSONArray writes elems as one JSON array.
-func joinJSONArray(elems []json.RawMessage) []byte {
-	n := 2
-	for _, e := range elems {
-		n += len(e) + 1
-	}
-	out := make([]byte, 0, n)
-	out = append(out, '[')
-	for i, e := range elems {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, e...)
-	}
-	return append(out, ']')
 }
 
 // close ends the snapshot's transaction and connection; a second call
