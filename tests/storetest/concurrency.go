@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -131,5 +132,44 @@ func exerciseConcurrency(ctx context.Context, t *testing.T, newStore func(t *tes
 		n, _, err := s.TableStats(ctx, tbl)
 		requireNoError(t, err, "TableStats")
 		requireEqual(t, n, int64(160), "items")
+	})
+
+	// 24 clients, each writing its own item and reading it back at once,
+	// and reading a key no one writes: every read sees its client's last
+	// write, and only it (pgstore pipelines the reads in flight together).
+	t.Run("ItemGet/ReadsOwnWrites", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		tbl := createTable(ctx, t, s, newTable("readback", key("pk", attr.TypeS), nil))
+		const clients, each = 24, 40
+		var wg sync.WaitGroup
+		errs := make(chan error, clients)
+		for c := range clients {
+			wg.Go(func() {
+				k := attr.Item{"pk": attr.Str("c" + strconv.Itoa(c))}
+				for i := range each {
+					want := strconv.Itoa(i)
+					it := attr.Item{"pk": k["pk"], "v": attr.Num(want)}
+					if _, err := s.ItemPut(ctx, tbl, it); err != nil {
+						errs <- err
+						return
+					}
+					got, err := s.ItemGet(ctx, tbl, k)
+					if err != nil || got["v"].S != want || got["pk"].S != k["pk"].S {
+						errs <- fmt.Errorf("client %d, write %d: read %v, %v", c, i, got, err)
+						return
+					}
+					if got, err := s.ItemGet(ctx, tbl, attr.Item{"pk": attr.Str("absent")}); err != nil || got != nil {
+						errs <- fmt.Errorf("client %d: read of an absent key: %v, %v", c, got, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
 	})
 }

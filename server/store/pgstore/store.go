@@ -96,6 +96,8 @@ type Store struct {
 	stopListener context.CancelFunc
 	listener     sync.WaitGroup
 
+	// gets pipelines the GetItems in flight at once (coalesce.go).
+	gets getCoalescer
 	// getStmts is ItemGet's statement text by table id (items.go).
 	getStmts sync.Map
 	// readStmts is the Query and Scan statement texts by readShape (read.go).
@@ -176,6 +178,7 @@ func New(pool *pgxpool.Pool, log *slog.Logger) *Store {
 		log = slog.Default()
 	}
 	s := &Store{pool: pool, q: gen.New(), log: log.With("component", "pgstore")}
+	s.gets.lanes = getLanes(pool.Config().MaxConns)
 	s.builds.init()
 	return s
 }
