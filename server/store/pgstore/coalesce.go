@@ -1,109 +1,160 @@
 package pgstore
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// getCoalescer sends the GetItems in flight at once as one pipeline. The
-// first read leads: it runs alone, on a connection of its own. A read that
-// comes while a pipeline is in flight waits for it; when it is answered,
-// its leader hands the lane to the first read waiting, which leads every
-// read waiting (up to getBatch) in one round trip: one write and one read
-// of the socket on each side for all of them, where most of a lone
-// GetItem's CPU, the server's and PostgreSQL's, is those system calls and
-// the wake-ups between them. A read waits at most one round trip for its
-// turn; with nothing in flight it waits for nobody. More lanes open, up to
-// lanes, only while getBatch reads or more are waiting: a second lane
-// taken early splits the batches, and on one core for PostgreSQL halves
-// what they save (GetItem at 16 clients: 7,000 reads/s on two lanes
-// opened at once, 10,100 on one).
+// coalescer sends the one-row statements in flight at once as one
+// pipeline. The first call leads: it runs alone, on a connection of its
+// own. A call that comes while a pipeline is in flight waits for it; when
+// it is answered, its leader hands the lane to the first call waiting,
+// which leads every call waiting (up to pipelineMax) in one round trip:
+// one write and one read of the socket on each side for all of them, where
+// most of a lone GetItem's or PutItem's CPU, the server's and PostgreSQL's,
+// is those system calls, the wake-ups between them and, for a write, its
+// commit. A call waits at most one round trip for its turn; with nothing
+// in flight it waits for nobody. More lanes open, up to lanes, only while
+// pipelineMax calls or more are waiting: a second lane taken early splits
+// the pipelines, and on one core for PostgreSQL halves what they save
+// (GetItem at 16 clients: 7,000 reads/s on two lanes opened at once,
+// 10,100 on one).
 //
-// A pipeline is one implicit transaction, so its reads share a snapshot,
-// taken after each of them arrived: each sees every write acknowledged
-// before it was asked for. When the pipeline fails, whatever the cause
-// (one read's error ends the rest, or the leader's client went away),
-// every read of it runs again alone under its own context: reads are safe
-// to repeat.
-type getCoalescer struct {
-	lanes int // pipelines that may be in flight at once (getLanes)
+// Store has two: reads (ItemGet's statement, also the optimistic write's
+// read of the item) and writes (the optimistic writes' statements and the
+// blind put and delete, on tables whose writes are the data row's one
+// statement: guarded.go, put.go).
+//
+// A pipeline is one implicit transaction. Each statement takes its
+// snapshot after every call of the pipeline arrived, so a read sees every
+// write acknowledged before it was asked for; the writes commit together,
+// each acknowledged only once the commit is in, and their row locks are
+// held to it (a pipeline of 16 writes: a few hundred microseconds). A
+// pipeline that PostgreSQL refused (one statement's error, a failed
+// commit, a cancelled statement) was rolled back whole, so every call of
+// it runs again alone, under its own context, as does every call of one
+// that was never sent. When the outcome is unknown (the connection broke
+// after the pipeline went out, or the leader's context ended while it was
+// in flight), reads run again too; writes report the error, as a lone
+// write would (notApplied).
+type coalescer struct {
+	lanes int  // pipelines that may be in flight at once (coalescerLanes)
+	reads bool // the calls are reads, safe to repeat whatever happened
 
 	mu      sync.Mutex
 	leading int // pipelines in flight
-	waiting []*getCall
+	waiting []*call
 }
 
-// getBatch is the most reads of one pipeline, and the number waiting that
-// opens another lane.
-const getBatch = 16
+// pipelineMax is the most calls of one pipeline, and the number waiting
+// that opens another lane.
+const pipelineMax = 16
 
-// getLanes is the lanes of a pool of maxConns connections: half of them,
-// so that the reads leave the writes their share.
-func getLanes(maxConns int32) int { return max(1, int(maxConns)/2) }
+// coalescerLanes is the lanes of a coalescer on a pool of maxConns
+// connections: a quarter of them, so that reads and writes each leave the
+// locking transactions their share.
+func coalescerLanes(maxConns int32) int { return max(1, int(maxConns)/4) }
 
-// getCall is one read: its statement and key, then its answer.
-type getCall struct {
-	stmt string
-	key  []byte
-	raw  []byte
+// call is one statement, its arguments and where its row goes, then its
+// error.
+type call struct {
+	sql  string
+	args []any
+	dest []any
 	err  error
+	// table and key order a pipeline's writes (lockingRow).
+	table int64
+	key   []byte
 	// done is sent to once: nil when the answer is in, or the calls to
 	// lead next, the receiver first, when a leader hands it its lane.
-	done chan []*getCall
+	done chan []*call
 }
 
-// errRerun is a call's answer when its pipeline failed: it runs again
-// alone.
-var errRerun = errors.New("pgstore: read pipeline failed")
+// errRerun is a call's answer when its pipeline did not apply: it runs
+// again alone.
+var errRerun = errors.New("pgstore: pipeline rolled back")
 
-// get runs stmt with key through pool and returns the one value of its one
-// row (pgx.ErrNoRows when none).
-func (c *getCoalescer) get(ctx context.Context, pool *pgxpool.Pool, stmt string, key []byte) ([]byte, error) {
-	call := &getCall{stmt: stmt, key: key}
+// coalescedRow is a row the coalescer reads when it is scanned.
+type coalescedRow struct {
+	c    *coalescer
+	ctx  context.Context
+	pool *pgxpool.Pool
+	x    call
+}
+
+// queryRow is pool.QueryRow(ctx, sql, args...) through c: Scan runs the
+// statement, and returns pgx.ErrNoRows when it returns no row.
+func (c *coalescer) queryRow(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) coalescedRow {
+	return coalescedRow{c, ctx, pool, call{sql: sql, args: args}}
+}
+
+// lockingRow is queryRow of a statement that locks the row of the item at
+// key (its encoding) of table. A pipeline sends such statements in
+// lockOrder's order (table id, then key encoding), as every transaction
+// locks, so that two pipelines, or a pipeline and a transaction, never
+// wait on each other's rows in a cycle.
+func (c *coalescer) lockingRow(ctx context.Context, pool *pgxpool.Pool, table int64, key []byte, sql string, args ...any) coalescedRow {
+	return coalescedRow{c, ctx, pool, call{sql: sql, args: args, table: table, key: key}}
+}
+
+func (r coalescedRow) Scan(dest ...any) error {
+	x := r.x
+	x.dest = dest
+	return r.c.run(r.ctx, r.pool, &x)
+}
+
+// run answers x, alone or in a pipeline.
+func (c *coalescer) run(ctx context.Context, pool *pgxpool.Pool, x *call) error {
 	c.mu.Lock()
-	if c.leading == 0 || c.leading < c.lanes && len(c.waiting) >= getBatch {
+	if c.leading == 0 || c.leading < c.lanes && len(c.waiting) >= pipelineMax {
 		c.leading++
 		c.mu.Unlock()
-		c.lead(ctx, pool, []*getCall{call})
-		return call.raw, call.err
+		c.lead(ctx, pool, []*call{x})
+		return x.err
 	}
-	call.done = make(chan []*getCall, 1)
-	c.waiting = append(c.waiting, call)
+	x.done = make(chan []*call, 1)
+	c.waiting = append(c.waiting, x)
 	c.mu.Unlock()
 	select {
-	case calls := <-call.done:
+	case calls := <-x.done:
 		if calls != nil {
 			c.lead(ctx, pool, calls)
 		}
 	case <-ctx.Done():
-		if c.leave(call) {
-			return nil, ctx.Err()
+		if c.leave(x) {
+			return ctx.Err() // nothing sent
 		}
 		// A leader took it: the answer, or the lane, is one send away.
-		// Leading under ctx, which is done, fails the pipeline at once,
-		// and its other reads run again alone.
-		if calls := <-call.done; calls != nil {
+		// Leading under ctx, which is done, sends nothing, and the other
+		// calls run alone.
+		if calls := <-x.done; calls != nil {
 			c.lead(ctx, pool, calls)
 		}
-		return nil, ctx.Err()
+		if x.err == errRerun {
+			return ctx.Err()
+		}
 	}
-	if call.err == errRerun {
-		call.raw, call.err = getOne(ctx, pool, stmt, key)
+	if x.err == errRerun {
+		x.err = runOne(ctx, pool, x)
 	}
-	return call.raw, call.err
+	return x.err
 }
 
-// leave takes call out of the waiting calls; false when a leader has taken
+// leave takes x out of the calls waiting; false when a leader has taken
 // it already.
-func (c *getCoalescer) leave(call *getCall) bool {
+func (c *coalescer) leave(x *call) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, x := range c.waiting {
-		if x == call {
+	for i, w := range c.waiting {
+		if w == x {
 			c.waiting = append(c.waiting[:i], c.waiting[i+1:]...)
 			return true
 		}
@@ -114,20 +165,32 @@ func (c *getCoalescer) leave(call *getCall) bool {
 // lead runs calls (the first the leader's own) as one pipeline, answers
 // them, then hands the lane, with the calls waiting, to the first of
 // those, or frees it.
-func (c *getCoalescer) lead(ctx context.Context, pool *pgxpool.Pool, calls []*getCall) {
-	if err := runCalls(ctx, pool, calls); err != nil {
-		// Each again alone under its own context: the leader's now, the
-		// others' when they wake.
-		calls[0].raw, calls[0].err = getOne(ctx, pool, calls[0].stmt, calls[0].key)
+func (c *coalescer) lead(ctx context.Context, pool *pgxpool.Pool, calls []*call) {
+	if len(calls) == 1 {
+		calls[0].err = runOne(ctx, pool, calls[0])
+	} else if ctx.Err() != nil {
+		// The leader's client is gone: send nothing, the others run alone.
+		calls[0].err = ctx.Err()
 		for _, x := range calls[1:] {
-			x.raw, x.err = nil, errRerun
+			x.err = errRerun
+		}
+	} else if err := runPipeline(ctx, pool, calls); err != nil {
+		rerun := c.reads || notApplied(err)
+		for _, x := range calls {
+			if x.err = err; rerun {
+				x.err = errRerun
+			}
+		}
+		if rerun {
+			// The leader's again alone now, the others' when they wake.
+			calls[0].err = runOne(ctx, pool, calls[0])
 		}
 	}
 	for _, x := range calls[1:] {
 		x.done <- nil
 	}
 	c.mu.Lock()
-	next := c.waiting[:min(len(c.waiting), getBatch):min(len(c.waiting), getBatch)]
+	next := c.waiting[:min(len(c.waiting), pipelineMax):min(len(c.waiting), pipelineMax)]
 	if c.waiting = c.waiting[len(next):]; len(c.waiting) == 0 {
 		c.waiting = nil // let the backing array go
 	}
@@ -140,29 +203,58 @@ func (c *getCoalescer) lead(ctx context.Context, pool *pgxpool.Pool, calls []*ge
 	}
 }
 
-// runCalls answers calls in one pipeline; an error means some are not.
-func runCalls(ctx context.Context, pool *pgxpool.Pool, calls []*getCall) error {
-	if len(calls) == 1 {
-		calls[0].raw, calls[0].err = getOne(ctx, pool, calls[0].stmt, calls[0].key)
-		return nil
+// notApplied reports whether err, a pipeline's, says it applied nothing:
+// PostgreSQL refused a statement or the commit (an ERROR rolls the
+// transaction back and leaves the session), or nothing was sent (pgx
+// failed preparing or encoding the batch, no connection could be made).
+// A context's end is not: pgconn reports the end of a statement in flight
+// as a plain context error when no cancel was confirmed. Nor is every
+// pgconn.SafeToRetry: pgx (v5.12) reports a connection lost while it
+// awaited the COMMIT's answer so (server/overload.go maySent). A FATAL (a
+// terminated backend) may come after the commit.
+func notApplied(err error) bool {
+	var pe *pgconn.PgError
+	var ce *pgconn.ConnectError
+	var pre pgx.ErrPreprocessingBatch
+	switch {
+	case errors.As(err, &pe):
+		return pe.Severity == "ERROR"
+	case errors.As(err, &pre), errors.As(err, &ce):
+		return true
+	case errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
 	}
+	return pgconn.SafeToRetry(err)
+}
+
+// runPipeline runs calls in one pipeline, scanning each one's row into its
+// dest (its err pgx.ErrNoRows when none). An error means none of them
+// stands answered: the pipeline failed, and their rows, if scanned, are
+// of a transaction that did not commit.
+func runPipeline(ctx context.Context, pool *pgxpool.Pool, calls []*call) error {
+	calls = slices.Clone(calls)
+	slices.SortStableFunc(calls, func(a, b *call) int {
+		if c := cmp.Compare(a.table, b.table); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.key, b.key)
+	})
 	b := &pgx.Batch{}
 	for _, x := range calls {
-		b.Queue(x.stmt, x.key)
+		b.Queue(x.sql, x.args...)
 	}
 	br := pool.SendBatch(ctx, b)
 	for _, x := range calls {
-		if x.err = br.QueryRow().Scan(&x.raw); x.err != nil && !errors.Is(x.err, pgx.ErrNoRows) {
+		if x.err = br.QueryRow().Scan(x.dest...); x.err != nil && !errors.Is(x.err, pgx.ErrNoRows) {
+			err := x.err
 			br.Close()
-			return x.err
+			return err
 		}
 	}
 	return br.Close()
 }
 
-// getOne runs one read alone.
-func getOne(ctx context.Context, pool *pgxpool.Pool, stmt string, key []byte) ([]byte, error) {
-	var raw []byte
-	err := pool.QueryRow(ctx, stmt, key).Scan(&raw)
-	return raw, err
+// runOne runs x alone.
+func runOne(ctx context.Context, pool *pgxpool.Pool, x *call) error {
+	return pool.QueryRow(ctx, x.sql, x.args...).Scan(x.dest...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func coalescerPool(t *testing.T) *pgxpool.Pool {
 }
 
 // waitQueued waits until n calls wait in c.
-func waitQueued(t *testing.T, c *getCoalescer, n int) {
+func waitQueued(t *testing.T, c *coalescer, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
 		c.mu.Lock()
@@ -63,21 +64,22 @@ type answer struct {
 
 // queue starts a get of stmt and key on c and returns where its answer
 // comes.
-func queue(ctx context.Context, c *getCoalescer, pool *pgxpool.Pool, stmt, key string) chan answer {
+func queue(ctx context.Context, c *coalescer, pool *pgxpool.Pool, stmt, key string) chan answer {
 	ch := make(chan answer, 1)
 	go func() {
-		raw, err := c.get(ctx, pool, stmt, []byte(key))
+		var raw []byte
+		err := c.queryRow(ctx, pool, stmt, []byte(key)).Scan(&raw)
 		ch <- answer{raw, err}
 	}()
 	return ch
 }
 
-func TestGetCoalescer(t *testing.T) {
+func TestCoalescerReads(t *testing.T) {
 	pool := coalescerPool(t)
 	ctx := context.Background()
 
 	t.Run("the reads waiting go as one pipeline, each answered", func(t *testing.T) {
-		c := &getCoalescer{lanes: 1}
+		c := &coalescer{lanes: 1, reads: true}
 		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
 		waitQueued(t, c, 0)
 		time.Sleep(50 * time.Millisecond) // the slow read is in flight
@@ -106,7 +108,7 @@ func TestGetCoalescer(t *testing.T) {
 	})
 
 	t.Run("a failed read in a pipeline costs the others nothing", func(t *testing.T) {
-		c := &getCoalescer{lanes: 1}
+		c := &coalescer{lanes: 1, reads: true}
 		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
 		time.Sleep(50 * time.Millisecond)
 		var chs []chan answer
@@ -132,7 +134,7 @@ func TestGetCoalescer(t *testing.T) {
 	})
 
 	t.Run("a read that gives up while it waits leaves", func(t *testing.T) {
-		c := &getCoalescer{lanes: 1}
+		c := &coalescer{lanes: 1, reads: true}
 		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
 		time.Sleep(50 * time.Millisecond)
 		gone, cancel := context.WithCancel(ctx)
@@ -155,7 +157,7 @@ func TestGetCoalescer(t *testing.T) {
 	})
 
 	t.Run("a leader that gives up in flight: the others run alone", func(t *testing.T) {
-		c := &getCoalescer{lanes: 1}
+		c := &coalescer{lanes: 1, reads: true}
 		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
 		time.Sleep(50 * time.Millisecond)
 		// The first waiting leads the next pipeline, slow as well; it gives
@@ -178,14 +180,15 @@ func TestGetCoalescer(t *testing.T) {
 	})
 
 	t.Run("no row", func(t *testing.T) {
-		c := &getCoalescer{lanes: 1}
-		if _, err := c.get(ctx, pool, `SELECT $1::jsonb WHERE false`, []byte(`{}`)); !errors.Is(err, pgx.ErrNoRows) {
+		c := &coalescer{lanes: 1, reads: true}
+		var raw []byte
+		if err := c.queryRow(ctx, pool, `SELECT $1::jsonb WHERE false`, []byte(`{}`)).Scan(&raw); !errors.Is(err, pgx.ErrNoRows) {
 			t.Fatalf("a read of no row: %v, want pgx.ErrNoRows", err)
 		}
 	})
 
 	t.Run("many readers, many lanes", func(t *testing.T) {
-		c := &getCoalescer{lanes: 2}
+		c := &coalescer{lanes: 2, reads: true}
 		var wg sync.WaitGroup
 		for g := range 32 {
 			wg.Add(1)
@@ -193,7 +196,8 @@ func TestGetCoalescer(t *testing.T) {
 				defer wg.Done()
 				for i := range 50 {
 					key := fmt.Sprintf(`{"g": %d, "i": %d}`, g, i)
-					raw, err := c.get(ctx, pool, echoStmt, []byte(key))
+					var raw []byte
+					err := c.queryRow(ctx, pool, echoStmt, []byte(key)).Scan(&raw)
 					if err != nil || string(raw) != key {
 						t.Errorf("read %s: %s, %v", key, raw, err)
 						return
@@ -204,6 +208,183 @@ func TestGetCoalescer(t *testing.T) {
 		wg.Wait()
 		if c.leading != 0 || len(c.waiting) != 0 {
 			t.Fatalf("after the reads: %d leading, %d waiting", c.leading, len(c.waiting))
+		}
+	})
+}
+
+// Writes: each call increments its own counter row and returns the new
+// count, so a write applied twice, or not at all, shows.
+const (
+	incStmt     = `UPDATE counters SET n = n + 1 WHERE id = $1 RETURNING n`
+	slowIncStmt = `WITH s AS (SELECT pg_sleep(0.3)) UPDATE counters SET n = n + 1 FROM s WHERE id = $1 RETURNING n`
+	// badIncStmt fails (22012) for id 99, after its update.
+	badIncStmt = `UPDATE counters SET n = n + 1 WHERE id = $1 RETURNING n / (id - 99)`
+)
+
+// countersPool is a pool on a fresh database with counters 0 to 99 at 0.
+func countersPool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	pool := coalescerPool(t)
+	if _, err := pool.Exec(context.Background(), `CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL);
+		INSERT INTO counters SELECT g, 0 FROM generate_series(0, 99) AS g`); err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
+// counts returns the counters of ids.
+func counts(t *testing.T, pool *pgxpool.Pool, ids ...int) []int {
+	t.Helper()
+	var out []int
+	for _, id := range ids {
+		var n int
+		if err := pool.QueryRow(context.Background(), `SELECT n FROM counters WHERE id = $1`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+type increment struct {
+	n   int
+	err error
+}
+
+func queueInc(ctx context.Context, c *coalescer, pool *pgxpool.Pool, stmt string, id int) chan increment {
+	ch := make(chan increment, 1)
+	go func() {
+		var n int
+		err := c.queryRow(ctx, pool, stmt, id).Scan(&n)
+		ch <- increment{n, err}
+	}()
+	return ch
+}
+
+func TestCoalescerWrites(t *testing.T) {
+	pool := countersPool(t)
+	ctx := context.Background()
+
+	t.Run("the writes waiting commit as one pipeline, each once", func(t *testing.T) {
+		c := &coalescer{lanes: 1}
+		first := queueInc(ctx, c, pool, slowIncStmt, 0)
+		time.Sleep(50 * time.Millisecond)
+		var rest []chan increment
+		for id := 1; id <= 10; id++ {
+			rest = append(rest, queueInc(ctx, c, pool, incStmt, id))
+			waitQueued(t, c, id)
+		}
+		before := pool.Stat().AcquireCount()
+		if r := <-first; r.err != nil || r.n != 1 {
+			t.Fatalf("the first write: %d, %v", r.n, r.err)
+		}
+		for i, ch := range rest {
+			if r := <-ch; r.err != nil || r.n != 1 {
+				t.Fatalf("write %d: %d, %v; want 1", i+1, r.n, r.err)
+			}
+		}
+		if n := pool.Stat().AcquireCount() - before; n != 1 {
+			t.Fatalf("the ten writes waiting took %d connections, want 1 (one pipeline)", n)
+		}
+		if got := counts(t, pool, 0, 1, 5, 10); !slices.Equal(got, []int{1, 1, 1, 1}) {
+			t.Fatalf("counters after: %v, want each 1", got)
+		}
+	})
+
+	t.Run("a refused write in a pipeline: the others apply once, it not at all", func(t *testing.T) {
+		c := &coalescer{lanes: 1}
+		first := queueInc(ctx, c, pool, slowIncStmt, 20)
+		time.Sleep(50 * time.Millisecond)
+		ids := []int{21, 22, 99, 23}
+		var chs []chan increment
+		for i, id := range ids {
+			chs = append(chs, queueInc(ctx, c, pool, badIncStmt, id))
+			waitQueued(t, c, i+1)
+		}
+		<-first
+		for i, ch := range chs {
+			r := <-ch
+			var pe *pgconn.PgError
+			if ids[i] == 99 {
+				if !errors.As(r.err, &pe) || pe.Code != "22012" {
+					t.Fatalf("the refused write: %d, %v; want SQLSTATE 22012", r.n, r.err)
+				}
+				continue
+			}
+			if r.err != nil || r.n != 0 { // n / (id - 99) of 1
+				t.Fatalf("write of %d: %d, %v", ids[i], r.n, r.err)
+			}
+		}
+		if got := counts(t, pool, 21, 22, 23, 99); !slices.Equal(got, []int{1, 1, 1, 0}) {
+			t.Fatalf("counters 21, 22, 23, 99 after: %v, want 1 1 1 0", got)
+		}
+	})
+
+	t.Run("a pipeline whose outcome is unknown is not sent again", func(t *testing.T) {
+		c := &coalescer{lanes: 1}
+		first := queueInc(ctx, c, pool, slowIncStmt, 30)
+		time.Sleep(50 * time.Millisecond)
+		chs := []chan increment{queueInc(ctx, c, pool, slowIncStmt, 31)}
+		waitQueued(t, c, 1)
+		chs = append(chs, queueInc(ctx, c, pool, incStmt, 32))
+		waitQueued(t, c, 2)
+		<-first
+		// The pipeline's backend, asleep in its first statement, ends.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			var n int
+			if err := pool.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'WITH s AS%'
+				AND state = 'active'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the pipeline never ran")
+			}
+		}
+		for i, ch := range chs {
+			if r := <-ch; r.err == nil || errors.Is(r.err, errRerun) {
+				t.Fatalf("write %d of the pipeline cut off: %d, %v; want its error", i, r.n, r.err)
+			}
+		}
+		// Neither ran again alone (the pipeline itself did not commit).
+		if got := counts(t, pool, 31, 32); !slices.Equal(got, []int{0, 0}) {
+			t.Fatalf("counters 31, 32 after: %v, want 0 0", got)
+		}
+	})
+
+	t.Run("a pipeline's writes go in lock order", func(t *testing.T) {
+		// Each write numbers its row after the rows already numbered in
+		// its transaction: the numbers are the order they ran in.
+		const seqStmt = `UPDATE counters SET n = (SELECT max(n) + 1 FROM counters WHERE id BETWEEN 40 AND 42)
+			WHERE id = $1 RETURNING n`
+		c := &coalescer{lanes: 1}
+		first := queueInc(ctx, c, pool, slowIncStmt, 39)
+		time.Sleep(50 * time.Millisecond)
+		var chs []chan increment
+		for i, w := range []struct {
+			key string
+			id  int
+		}{{`{"pk":"c"}`, 42}, {`{"pk":"a"}`, 40}, {`{"pk":"b"}`, 41}} {
+			ch := make(chan increment, 1)
+			go func() {
+				var n int
+				err := c.lockingRow(ctx, pool, 7, []byte(w.key), seqStmt, w.id).Scan(&n)
+				ch <- increment{n, err}
+			}()
+			chs = append(chs, ch)
+			waitQueued(t, c, i+1)
+		}
+		<-first
+		for _, ch := range chs {
+			if r := <-ch; r.err != nil {
+				t.Fatal(r.err)
+			}
+		}
+		if got := counts(t, pool, 40, 41, 42); !slices.Equal(got, []int{1, 2, 3}) {
+			t.Fatalf("the writes of keys a, b, c ran %v-th, want 1 2 3 (key order, not arrival)", got)
 		}
 	})
 }

@@ -24,8 +24,8 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 		return nil, err
 	}
 	keyJSON := encodeItem(key)
-	raw, err := s.gets.get(ctx, s.pool, stmt, keyJSON)
-	if err != nil {
+	var raw []byte
+	if err := s.reads.queryRow(ctx, s.pool, stmt, keyJSON).Scan(&raw); err != nil {
 		return nil, wrap("item get", err) // no row: the table is gone (ErrTableNotFound)
 	}
 	if guardable(t) {

@@ -34,10 +34,11 @@ func (s *Store) ItemPut(ctx context.Context, t *store.Table, item attr.Item) (at
 	if err != nil {
 		return nil, err
 	}
-	old, err := s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.queryOld(ctx, w) })
+	keyJSON := encodeItem(t.KeyOf(item))
+	old, err := s.blindWrite(ctx, "item put", t, func() ([]byte, error) { return s.queryOld(ctx, t.ID, keyJSON, w) })
 	if err == nil && ts.guardable() {
 		// What an UpdateItem of the item will believe (guarded.go).
-		s.images.put(t.ID, encodeItem(t.KeyOf(item)), image{raw: w.args[0].([]byte)})
+		s.images.put(t.ID, keyJSON, image{raw: w.args[0].([]byte)})
 	}
 	return old, err
 }
@@ -59,16 +60,18 @@ func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (
 	if !ts.blindRemoveSafe() {
 		return remove()
 	}
-	w := ts.remove(encodeItem(t.KeyOf(key)))
-	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return s.queryOld(ctx, w) })
+	keyJSON := encodeItem(t.KeyOf(key))
+	w := ts.remove(keyJSON)
+	return s.blindWrite(ctx, "item remove", t, func() ([]byte, error) { return s.queryOld(ctx, t.ID, keyJSON, w) })
 }
 
-// queryOld runs w (one implicit transaction) and returns the old item its
-// data row's statement returns.
-func (s *Store) queryOld(ctx context.Context, w itemWrite) ([]byte, error) {
+// queryOld runs w, the write of the item at keyJSON of table, in one
+// implicit transaction (with others in flight when it is one statement:
+// coalesce.go) and returns the old item its data row's statement returns.
+func (s *Store) queryOld(ctx context.Context, table int64, keyJSON []byte, w itemWrite) ([]byte, error) {
 	var raw []byte
 	if len(w.extra) == 0 {
-		err := s.pool.QueryRow(ctx, w.sql, w.args...).Scan(&raw)
+		err := s.writes.lockingRow(ctx, s.pool, table, keyJSON, w.sql, w.args...).Scan(&raw)
 		return raw, err
 	}
 	b := &pgx.Batch{}

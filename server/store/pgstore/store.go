@@ -96,8 +96,9 @@ type Store struct {
 	stopListener context.CancelFunc
 	listener     sync.WaitGroup
 
-	// gets pipelines the GetItems in flight at once (coalesce.go).
-	gets getCoalescer
+	// reads and writes pipeline the one-row item statements in flight at
+	// once: ItemGet's, and the blind and optimistic writes' (coalesce.go).
+	reads, writes coalescer
 	// getStmts is ItemGet's statement text by table id (items.go).
 	getStmts sync.Map
 	// readStmts is the Query and Scan statement texts by readShape (read.go).
@@ -178,7 +179,9 @@ func New(pool *pgxpool.Pool, log *slog.Logger) *Store {
 		log = slog.Default()
 	}
 	s := &Store{pool: pool, q: gen.New(), log: log.With("component", "pgstore")}
-	s.gets.lanes = getLanes(pool.Config().MaxConns)
+	lanes := coalescerLanes(pool.Config().MaxConns)
+	s.reads = coalescer{lanes: lanes, reads: true}
+	s.writes = coalescer{lanes: lanes}
 	s.builds.init()
 	return s
 }
