@@ -134,9 +134,10 @@ func exerciseConcurrency(ctx context.Context, t *testing.T, newStore func(t *tes
 		requireEqual(t, n, int64(160), "items")
 	})
 
-	// 24 clients, each writing its own item and reading it back at once,
-	// and reading a key no one writes: every read sees its client's last
-	// write, and only it (pgstore pipelines the reads in flight together).
+	// 24 clients, each writing its own item and reading it back at once
+	// (ItemGet, ItemQuery), and reading a key no one writes: every read
+	// sees its client's last write, and only it (pgstore pipelines the
+	// reads in flight together, and the writes).
 	t.Run("ItemGet/ReadsOwnWrites", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
@@ -157,6 +158,11 @@ func exerciseConcurrency(ctx context.Context, t *testing.T, newStore func(t *tes
 					got, err := s.ItemGet(ctx, tbl, k)
 					if err != nil || got["v"].S != want || got["pk"].S != k["pk"].S {
 						errs <- fmt.Errorf("client %d, write %d: read %v, %v", c, i, got, err)
+						return
+					}
+					page, err := s.ItemQuery(ctx, tbl, store.QueryInput{Hash: k["pk"], Forward: true})
+					if err != nil || len(page) != 1 || page[0]["v"].S != want {
+						errs <- fmt.Errorf("client %d, write %d: query %v, %v", c, i, page, err)
 						return
 					}
 					if got, err := s.ItemGet(ctx, tbl, attr.Item{"pk": attr.Str("absent")}); err != nil || got != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
 )
@@ -55,4 +56,18 @@ func (s *Store) SnapshotScan(ctx context.Context, t *store.Table, ix *store.Inde
 		return nil, nil, err
 	}
 	return items, rows, tx.Commit(ctx)
+}
+
+// readItems runs a read statement through db and decodes the items it
+// returns.
+func readItems(ctx context.Context, db gen.DBTX, op, stmt string, args ...any) ([]attr.Item, error) {
+	rows, err := db.Query(ctx, stmt, args...)
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	raw, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, wrap(op, err)
+	}
+	return decodeItems(raw)
 }

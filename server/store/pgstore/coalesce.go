@@ -7,15 +7,16 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// coalescer sends the one-row statements in flight at once as one
-// pipeline. The first call leads: it runs alone, on a connection of its
-// own. A call that comes while a pipeline is in flight waits for it; when
+// coalescer sends the item statements in flight at once as one pipeline.
+// The first call leads: it runs alone, on a connection of its own. A call
+// that comes while a pipeline is in flight waits for it; when
 // it is answered, its leader hands the lane to the first call waiting,
 // which leads every call waiting (up to pipelineMax) in one round trip:
 // one write and one read of the socket on each side for all of them, where
@@ -23,15 +24,17 @@ import (
 // is those system calls, the wake-ups between them and, for a write, its
 // commit. A call waits at most one round trip for its turn; with nothing
 // in flight it waits for nobody. More lanes open, up to lanes, only while
-// pipelineMax calls or more are waiting: a second lane taken early splits
-// the pipelines, and on one core for PostgreSQL halves what they save
-// (GetItem at 16 clients: 7,000 reads/s on two lanes opened at once,
-// 10,100 on one).
+// pipelineMax calls or more are waiting, or the last pipeline sent has
+// been in flight for stallAfter: a second lane taken early splits the
+// pipelines, and on one core for PostgreSQL halves what they save (GetItem
+// at 16 clients: 7,000 reads/s on two lanes opened at once, 10,100 on
+// one).
 //
-// Store has two: reads (ItemGet's statement, also the optimistic write's
-// read of the item) and writes (the optimistic writes' statements and the
-// blind put and delete, on tables whose writes are the data row's one
-// statement: guarded.go, put.go).
+// Store has two: reads (ItemGet's statement, the optimistic write's read
+// of the item, ItemQuery's; not a Scan's segment, whose page is long work
+// that a round trip saved does not shorten) and writes (the optimistic
+// writes' statements and the blind put and delete, on tables whose writes
+// are the data row's one statement: guarded.go, put.go).
 //
 // A pipeline is one implicit transaction. Each statement takes its
 // snapshot after every call of the pipeline arrived, so a read sees every
@@ -50,9 +53,16 @@ type coalescer struct {
 	reads bool // the calls are reads, safe to repeat whatever happened
 
 	mu      sync.Mutex
-	leading int // pipelines in flight
+	leading int       // pipelines in flight
+	started time.Time // when the last of them was sent
 	waiting []*call
 }
+
+// stallAfter is how long the last pipeline sent may be in flight before a
+// call opens another lane (up to lanes) rather than wait for it: a slow
+// statement (a long Query page, a write waiting for a row lock) holds up
+// the calls behind it no longer than that while others arrive.
+const stallAfter = 5 * time.Millisecond
 
 // pipelineMax is the most calls of one pipeline, and the number waiting
 // that opens another lane.
@@ -69,7 +79,9 @@ type call struct {
 	sql  string
 	args []any
 	dest []any
-	err  error
+	// all, when set, takes every row's one column instead (queryAll).
+	all *[][]byte
+	err error
 	// table and key order a pipeline's writes (lockingRow).
 	table int64
 	key   []byte
@@ -105,6 +117,14 @@ func (c *coalescer) lockingRow(ctx context.Context, pool *pgxpool.Pool, table in
 	return coalescedRow{c, ctx, pool, call{sql: sql, args: args, table: table, key: key}}
 }
 
+// queryAll runs sql through c and returns the one column of every row it
+// returns.
+func (c *coalescer) queryAll(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) ([][]byte, error) {
+	var all [][]byte
+	err := c.run(ctx, pool, &call{sql: sql, args: args, all: &all})
+	return all, err
+}
+
 func (r coalescedRow) Scan(dest ...any) error {
 	x := r.x
 	x.dest = dest
@@ -113,11 +133,15 @@ func (r coalescedRow) Scan(dest ...any) error {
 
 // run answers x, alone or in a pipeline.
 func (c *coalescer) run(ctx context.Context, pool *pgxpool.Pool, x *call) error {
+	now := time.Now()
 	c.mu.Lock()
-	if c.leading == 0 || c.leading < c.lanes && len(c.waiting) >= pipelineMax {
+	if c.leading == 0 || c.leading < c.lanes && (len(c.waiting) >= pipelineMax || now.Sub(c.started) > stallAfter) {
+		// A lane of its own, and the calls waiting with it.
 		c.leading++
+		c.started = now
+		calls := append([]*call{x}, c.takeWaiting(pipelineMax-1)...)
 		c.mu.Unlock()
-		c.lead(ctx, pool, []*call{x})
+		c.lead(ctx, pool, calls)
 		return x.err
 	}
 	x.done = make(chan []*call, 1)
@@ -146,6 +170,16 @@ func (c *coalescer) run(ctx context.Context, pool *pgxpool.Pool, x *call) error 
 		x.err = runOne(ctx, pool, x)
 	}
 	return x.err
+}
+
+// takeWaiting takes up to n of the calls waiting, the first first; c.mu
+// is held.
+func (c *coalescer) takeWaiting(n int) []*call {
+	taken := c.waiting[:min(len(c.waiting), n):min(len(c.waiting), n)]
+	if c.waiting = c.waiting[len(taken):]; len(c.waiting) == 0 {
+		c.waiting = nil // let the backing array go
+	}
+	return taken
 }
 
 // leave takes x out of the calls waiting; false when a leader has taken
@@ -190,12 +224,11 @@ func (c *coalescer) lead(ctx context.Context, pool *pgxpool.Pool, calls []*call)
 		x.done <- nil
 	}
 	c.mu.Lock()
-	next := c.waiting[:min(len(c.waiting), pipelineMax):min(len(c.waiting), pipelineMax)]
-	if c.waiting = c.waiting[len(next):]; len(c.waiting) == 0 {
-		c.waiting = nil // let the backing array go
-	}
+	next := c.takeWaiting(pipelineMax)
 	if len(next) == 0 {
 		c.leading--
+	} else {
+		c.started = time.Now()
 	}
 	c.mu.Unlock()
 	if len(next) > 0 {
@@ -245,7 +278,12 @@ func runPipeline(ctx context.Context, pool *pgxpool.Pool, calls []*call) error {
 	}
 	br := pool.SendBatch(ctx, b)
 	for _, x := range calls {
-		if x.err = br.QueryRow().Scan(x.dest...); x.err != nil && !errors.Is(x.err, pgx.ErrNoRows) {
+		if x.all != nil {
+			*x.all, x.err = collectItems(br.Query())
+		} else {
+			x.err = br.QueryRow().Scan(x.dest...)
+		}
+		if x.err != nil && !errors.Is(x.err, pgx.ErrNoRows) {
 			err := x.err
 			br.Close()
 			return err
@@ -256,5 +294,18 @@ func runPipeline(ctx context.Context, pool *pgxpool.Pool, calls []*call) error {
 
 // runOne runs x alone.
 func runOne(ctx context.Context, pool *pgxpool.Pool, x *call) error {
+	if x.all != nil {
+		var err error
+		*x.all, err = collectItems(pool.Query(ctx, x.sql, x.args...))
+		return err
+	}
 	return pool.QueryRow(ctx, x.sql, x.args...).Scan(x.dest...)
+}
+
+// collectItems returns the one column of every row of a query's rows.
+func collectItems(rows pgx.Rows, err error) ([][]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[[]byte])
 }

@@ -179,6 +179,66 @@ func TestCoalescerReads(t *testing.T) {
 		}
 	})
 
+	t.Run("reads of many rows in a pipeline", func(t *testing.T) {
+		c := &coalescer{lanes: 1, reads: true}
+		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		time.Sleep(50 * time.Millisecond)
+		type rows struct {
+			all [][]byte
+			err error
+		}
+		var chs []chan rows
+		for n := range 4 {
+			ch := make(chan rows, 1)
+			go func() {
+				all, err := c.queryAll(ctx, pool, `SELECT to_jsonb(g) FROM generate_series(1, $1::int) AS g`, n)
+				ch <- rows{all, err}
+			}()
+			chs = append(chs, ch)
+			waitQueued(t, c, n+1)
+		}
+		one := queue(ctx, c, pool, echoStmt, `{"n": 9}`)
+		waitQueued(t, c, 5)
+		<-first
+		for n, ch := range chs {
+			r := <-ch
+			var got []string
+			for _, b := range r.all {
+				got = append(got, string(b))
+			}
+			want := []string{"1", "2", "3"}[:n]
+			if r.err != nil || !slices.Equal(got, want) {
+				t.Fatalf("read of %d rows: %q, %v; want %q", n, got, r.err, want)
+			}
+		}
+		if a := <-one; a.err != nil || string(a.raw) != `{"n": 9}` {
+			t.Fatalf("the one-row read among them: %s, %v", a.raw, a.err)
+		}
+	})
+
+	t.Run("a pipeline in flight past stallAfter: the next read takes another lane", func(t *testing.T) {
+		c := &coalescer{lanes: 2, reads: true}
+		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		time.Sleep(stallAfter + 50*time.Millisecond)
+		if a := <-queue(ctx, c, pool, echoStmt, `{"n": 1}`); a.err != nil || string(a.raw) != `{"n": 1}` {
+			t.Fatalf("the read beside the slow one: %s, %v", a.raw, a.err)
+		}
+		select {
+		case <-first:
+			t.Fatal("the read beside the slow one waited for it")
+		default:
+		}
+		<-first
+		// With one lane it waits.
+		c = &coalescer{lanes: 1, reads: true}
+		first = queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		time.Sleep(stallAfter + 50*time.Millisecond)
+		second := queue(ctx, c, pool, echoStmt, `{"n": 1}`)
+		waitQueued(t, c, 1)
+		<-first
+		<-second
+	})
+
 	t.Run("no row", func(t *testing.T) {
 		c := &coalescer{lanes: 1, reads: true}
 		var raw []byte

@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
@@ -83,7 +81,7 @@ func (s *Store) ItemQuery(ctx context.Context, t *store.Table, in store.QueryInp
 	if err != nil {
 		return nil, wrap("item query", err)
 	}
-	return readItems(ctx, s.pool, "item query", stmt, hash, v1, v2, encodeItem(in.After), limitArg(in.Limit))
+	return s.readItems(ctx, "item query", stmt, hash, v1, v2, encodeItem(in.After), limitArg(in.Limit))
 }
 
 // ItemScan reads one segment of the table or of an index in (KeyHash, key)
@@ -99,17 +97,17 @@ func (s *Store) ItemScan(ctx context.Context, t *store.Table, in store.ScanInput
 	if err != nil {
 		return nil, wrap("item scan", err)
 	}
-	return readItems(ctx, s.pool, "item scan", stmt, int64(lo), int64(hi), encodeItem(in.After), limitArg(in.Limit))
+	raw, err := collectItems(s.pool.Query(ctx, stmt, int64(lo), int64(hi), encodeItem(in.After), limitArg(in.Limit)))
+	if err != nil {
+		return nil, wrap("item scan", err)
+	}
+	return decodeItems(raw)
 }
 
-// readItems runs a read statement through db and decodes the items it
-// returns.
-func readItems(ctx context.Context, db gen.DBTX, op, stmt string, args ...any) ([]attr.Item, error) {
-	rows, err := db.Query(ctx, stmt, args...)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	raw, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+// readItems runs a read statement, with the other reads in flight
+// (coalesce.go), and decodes the items it returns.
+func (s *Store) readItems(ctx context.Context, op, stmt string, args ...any) ([]attr.Item, error) {
+	raw, err := s.reads.queryAll(ctx, s.pool, stmt, args...)
 	if err != nil {
 		return nil, wrap(op, err)
 	}
