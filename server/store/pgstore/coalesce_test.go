@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -445,6 +446,52 @@ func TestCoalescerWrites(t *testing.T) {
 		}
 		if got := counts(t, pool, 40, 41, 42); !slices.Equal(got, []int{1, 2, 3}) {
 			t.Fatalf("the writes of keys a, b, c ran %v-th, want 1 2 3 (key order, not arrival)", got)
+		}
+	})
+
+	t.Run("writes of several statements: each applied whole, once, or not at all", func(t *testing.T) {
+		// Each write increments counter id (its "data row") and id + 10
+		// (its "index row"); the one of id 53 fails in its second
+		// statement.
+		write := func(id int) itemWrite {
+			second := `UPDATE counters SET n = n + 1 WHERE id = $1`
+			if id == 53 {
+				second = `UPDATE counters SET n = n + 1 / (id - id) WHERE id = $1`
+			}
+			return itemWrite{statement: statement{incStmt, []any{id}}, extra: []statement{{second, []any{id + 10}}}}
+		}
+		c := &coalescer{lanes: 1}
+		first := queueInc(ctx, c, pool, slowIncStmt, 49)
+		time.Sleep(50 * time.Millisecond)
+		ids := []int{50, 51, 52, 53, 54}
+		var chs []chan increment
+		for i, id := range ids {
+			ch := make(chan increment, 1)
+			go func() {
+				var n int
+				err := c.write(ctx, pool, 7, []byte(strconv.Itoa(id)), write(id), &n)
+				ch <- increment{n, err}
+			}()
+			chs = append(chs, ch)
+			waitQueued(t, c, i+1)
+		}
+		<-first
+		for i, ch := range chs {
+			r := <-ch
+			var pe *pgconn.PgError
+			if ids[i] == 53 {
+				if !errors.As(r.err, &pe) || pe.Code != "22012" {
+					t.Fatalf("the failing write: %d, %v; want SQLSTATE 22012", r.n, r.err)
+				}
+				continue
+			}
+			if r.err != nil || r.n != 1 {
+				t.Fatalf("write of %d: %d, %v; want 1", ids[i], r.n, r.err)
+			}
+		}
+		got := counts(t, pool, 50, 51, 52, 53, 54, 60, 61, 62, 63, 64)
+		if want := []int{1, 1, 1, 0, 1, 1, 1, 1, 0, 1}; !slices.Equal(got, want) {
+			t.Fatalf("counters 50-54 and 60-64 after: %v, want %v", got, want)
 		}
 	})
 }

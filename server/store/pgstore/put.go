@@ -66,19 +66,19 @@ func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (
 }
 
 // queryOld runs w, the write of the item at keyJSON of table, in one
-// implicit transaction (with others in flight when it is one statement:
-// coalesce.go) and returns the old item its data row's statement returns.
+// implicit transaction, with the other writes in flight (coalesce.go),
+// and returns the old item its data row's statement returns.
 func (s *Store) queryOld(ctx context.Context, table int64, keyJSON []byte, w itemWrite) ([]byte, error) {
 	var raw []byte
-	if len(w.extra) == 0 {
-		err := s.writes.lockingRow(ctx, s.pool, table, keyJSON, w.sql, w.args...).Scan(&raw)
+	if w.enqueues {
+		b := &pgx.Batch{}
+		err := s.sendBatch(ctx, b, w.queue(b, nil, &raw))
+		if err == nil {
+			s.wakeWorkers()
+		}
 		return raw, err
 	}
-	b := &pgx.Batch{}
-	err := s.sendBatch(ctx, b, w.queue(b, nil, &raw))
-	if err == nil && w.enqueues {
-		s.wakeWorkers()
-	}
+	err := s.writes.write(ctx, s.pool, table, keyJSON, w, &raw)
 	return raw, err
 }
 
