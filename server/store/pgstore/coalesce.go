@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -93,6 +94,20 @@ type call struct {
 	// done is sent to once: nil when the answer is in, or the calls to
 	// lead next, the receiver first, when a leader hands it its lane.
 	done chan []*call
+}
+
+// forget zeroes what x's failed pipeline scanned into its destinations:
+// that came from a transaction rolled back, or unknown, and a run alone
+// that finds no row (pgx.ErrNoRows) would leave it there.
+func (x *call) forget() {
+	for _, d := range x.dest {
+		if v := reflect.ValueOf(d); v.Kind() == reflect.Pointer && !v.IsNil() {
+			v.Elem().SetZero()
+		}
+	}
+	if x.all != nil {
+		*x.all = nil
+	}
 }
 
 // errRerun is a call's answer when its pipeline did not apply: it runs
@@ -223,6 +238,7 @@ func (c *coalescer) lead(ctx context.Context, pool *pgxpool.Pool, calls []*call)
 	} else if err := runPipeline(ctx, pool, calls); err != nil {
 		rerun := c.reads || notApplied(err)
 		for _, x := range calls {
+			x.forget()
 			if x.err = err; rerun {
 				x.err = errRerun
 			}

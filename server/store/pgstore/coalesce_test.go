@@ -494,4 +494,39 @@ func TestCoalescerWrites(t *testing.T) {
 			t.Fatalf("counters 50-54 and 60-64 after: %v, want %v", got, want)
 		}
 	})
+
+	t.Run("a call run alone after a failed pipeline keeps nothing the pipeline scanned", func(t *testing.T) {
+		// The pipeline runs a (key a), then l (key b), then the failing
+		// b: a scans 5, then everything rolls back. l, leading, runs
+		// alone first and sets counter 74, after which a alone finds no
+		// row: its destination must not still hold the 5.
+		c := &coalescer{lanes: 1}
+		first := queueInc(ctx, c, pool, slowIncStmt, 79)
+		time.Sleep(50 * time.Millisecond)
+		row := func(key, stmt string) chan increment {
+			ch := make(chan increment, 1)
+			go func() {
+				var n int
+				err := c.lockingRow(ctx, pool, 7, []byte(key), stmt).Scan(&n)
+				ch <- increment{n, err}
+			}()
+			return ch
+		}
+		l := row("b", `UPDATE counters SET n = 1 WHERE id = 74 RETURNING n`)
+		waitQueued(t, c, 1)
+		a := row("a", `SELECT n + 5 FROM counters WHERE id = 74 AND n = 0`)
+		waitQueued(t, c, 2)
+		b := row("c", `SELECT 1 / 0`)
+		waitQueued(t, c, 3)
+		<-first
+		if r := <-l; r.err != nil || r.n != 1 {
+			t.Fatalf("the leader: %d, %v", r.n, r.err)
+		}
+		if r := <-b; r.err == nil {
+			t.Fatal("the failing call did not fail")
+		}
+		if r := <-a; !errors.Is(r.err, pgx.ErrNoRows) || r.n != 0 {
+			t.Fatalf("the call that finds no row alone: %d, %v; want 0, pgx.ErrNoRows", r.n, r.err)
+		}
+	})
 }
