@@ -312,14 +312,42 @@ type increment struct {
 	err error
 }
 
+// queueInc starts the write stmt of counter id on c and returns where
+// its answer comes.
 func queueInc(ctx context.Context, c *coalescer, pool *pgxpool.Pool, stmt string, id int) chan increment {
+	return goScan(func(n *int) error { return c.queryRow(ctx, pool, stmt, id).Scan(n) })
+}
+
+// goScan runs scan, which reads a count into n, in a goroutine and
+// returns where its answer comes.
+func goScan(scan func(n *int) error) chan increment {
 	ch := make(chan increment, 1)
 	go func() {
 		var n int
-		err := c.queryRow(ctx, pool, stmt, id).Scan(&n)
+		err := scan(&n)
 		ch <- increment{n, err}
 	}()
 	return ch
+}
+
+// expectOneRefused reads the answers of the writes of ids from chs: the
+// write of refused must have failed with SQLSTATE 22012, the others
+// returned want.
+func expectOneRefused(t *testing.T, ids []int, chs []chan increment, refused, want int) {
+	t.Helper()
+	for i, ch := range chs {
+		r := <-ch
+		var pe *pgconn.PgError
+		if ids[i] == refused {
+			if !errors.As(r.err, &pe) || pe.Code != "22012" {
+				t.Fatalf("the refused write of %d: %d, %v; want SQLSTATE 22012", refused, r.n, r.err)
+			}
+			continue
+		}
+		if r.err != nil || r.n != want {
+			t.Fatalf("write of %d: %d, %v; want %d", ids[i], r.n, r.err, want)
+		}
+	}
 }
 
 func TestCoalescerWrites(t *testing.T) {
@@ -363,19 +391,7 @@ func TestCoalescerWrites(t *testing.T) {
 			waitQueued(t, c, i+1)
 		}
 		<-first
-		for i, ch := range chs {
-			r := <-ch
-			var pe *pgconn.PgError
-			if ids[i] == 99 {
-				if !errors.As(r.err, &pe) || pe.Code != "22012" {
-					t.Fatalf("the refused write: %d, %v; want SQLSTATE 22012", r.n, r.err)
-				}
-				continue
-			}
-			if r.err != nil || r.n != 0 { // n / (id - 99) of 1
-				t.Fatalf("write of %d: %d, %v", ids[i], r.n, r.err)
-			}
-		}
+		expectOneRefused(t, ids, chs, 99, 0) // n / (id - 99) of 1
 		if got := counts(t, pool, 21, 22, 23, 99); !slices.Equal(got, []int{1, 1, 1, 0}) {
 			t.Fatalf("counters 21, 22, 23, 99 after: %v, want 1 1 1 0", got)
 		}
@@ -429,13 +445,9 @@ func TestCoalescerWrites(t *testing.T) {
 			key string
 			id  int
 		}{{`{"pk":"c"}`, 42}, {`{"pk":"a"}`, 40}, {`{"pk":"b"}`, 41}} {
-			ch := make(chan increment, 1)
-			go func() {
-				var n int
-				err := c.lockingRow(ctx, pool, 7, []byte(w.key), seqStmt, w.id).Scan(&n)
-				ch <- increment{n, err}
-			}()
-			chs = append(chs, ch)
+			chs = append(chs, goScan(func(n *int) error {
+				return c.lockingRow(ctx, pool, 7, []byte(w.key), seqStmt, w.id).Scan(n)
+			}))
 			waitQueued(t, c, i+1)
 		}
 		<-first
@@ -466,29 +478,13 @@ func TestCoalescerWrites(t *testing.T) {
 		ids := []int{50, 51, 52, 53, 54}
 		var chs []chan increment
 		for i, id := range ids {
-			ch := make(chan increment, 1)
-			go func() {
-				var n int
-				err := c.write(ctx, pool, 7, []byte(strconv.Itoa(id)), write(id), &n)
-				ch <- increment{n, err}
-			}()
-			chs = append(chs, ch)
+			chs = append(chs, goScan(func(n *int) error {
+				return c.write(ctx, pool, 7, []byte(strconv.Itoa(id)), write(id), n)
+			}))
 			waitQueued(t, c, i+1)
 		}
 		<-first
-		for i, ch := range chs {
-			r := <-ch
-			var pe *pgconn.PgError
-			if ids[i] == 53 {
-				if !errors.As(r.err, &pe) || pe.Code != "22012" {
-					t.Fatalf("the failing write: %d, %v; want SQLSTATE 22012", r.n, r.err)
-				}
-				continue
-			}
-			if r.err != nil || r.n != 1 {
-				t.Fatalf("write of %d: %d, %v; want 1", ids[i], r.n, r.err)
-			}
-		}
+		expectOneRefused(t, ids, chs, 53, 1)
 		got := counts(t, pool, 50, 51, 52, 53, 54, 60, 61, 62, 63, 64)
 		if want := []int{1, 1, 1, 0, 1, 1, 1, 1, 0, 1}; !slices.Equal(got, want) {
 			t.Fatalf("counters 50-54 and 60-64 after: %v, want %v", got, want)
@@ -504,13 +500,7 @@ func TestCoalescerWrites(t *testing.T) {
 		first := queueInc(ctx, c, pool, slowIncStmt, 79)
 		time.Sleep(50 * time.Millisecond)
 		row := func(key, stmt string) chan increment {
-			ch := make(chan increment, 1)
-			go func() {
-				var n int
-				err := c.lockingRow(ctx, pool, 7, []byte(key), stmt).Scan(&n)
-				ch <- increment{n, err}
-			}()
-			return ch
+			return goScan(func(n *int) error { return c.lockingRow(ctx, pool, 7, []byte(key), stmt).Scan(n) })
 		}
 		l := row("b", `UPDATE counters SET n = 1 WHERE id = 74 RETURNING n`)
 		waitQueued(t, c, 1)
