@@ -17,13 +17,13 @@ import (
 
 // coalescer sends the item statements in flight at once as one pipeline.
 // The first call leads: it runs alone, on a connection of its own. A call
-// that comes while a pipeline is in flight waits for it; when
-// it is answered, its leader hands the lane to the first call waiting,
-// which leads every call waiting (up to pipelineMax) in one round trip:
-// one write and one read of the socket on each side for all of them, where
-// most of a lone GetItem's or PutItem's CPU, the server's and PostgreSQL's,
-// is those system calls, the wake-ups between them and, for a write, its
-// commit. A call waits at most one round trip for its turn; with nothing
+// that comes while a pipeline is in flight waits for it; when it is
+// answered, its leader hands the lane to the first call waiting, which
+// leads every call waiting (up to pipelineMax) in one round trip: one
+// write and one read of the socket on each side for all of them, where
+// most of a lone GetItem's or PutItem's CPU, the server's and
+// PostgreSQL's, is those system calls, the wake-ups between them and, for
+// a write, its commit. A call waits at most one round trip for its turn; with nothing
 // in flight it waits for nobody. More lanes open, up to lanes, only while
 // pipelineMax calls or more are waiting, or the last pipeline sent has
 // been in flight for stallAfter: a second lane taken early splits the
@@ -279,7 +279,7 @@ func notApplied(err error) bool {
 	var pre pgx.ErrPreprocessingBatch
 	switch {
 	case errors.As(err, &pe):
-		return pe.Severity == "ERROR"
+		return cmp.Or(pe.SeverityUnlocalized, pe.Severity) == "ERROR"
 	case errors.As(err, &pre), errors.As(err, &ce):
 		return true
 	case errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

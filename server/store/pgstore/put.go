@@ -66,8 +66,10 @@ func (s *Store) ItemRemove(ctx context.Context, t *store.Table, key attr.Item) (
 }
 
 // queryOld runs w, the write of the item at keyJSON of table, in one
-// implicit transaction, with the other writes in flight (coalesce.go),
-// and returns the old item its data row's statement returns.
+// implicit transaction, and returns the old item its data row's statement
+// returns. The transaction is shared with the other writes in flight
+// (coalesce.go) unless w queues the item for async indexes: pipelined,
+// those cost PostgreSQL more and ran no faster.
 func (s *Store) queryOld(ctx context.Context, table int64, keyJSON []byte, w itemWrite) ([]byte, error) {
 	var raw []byte
 	if w.enqueues {

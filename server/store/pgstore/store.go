@@ -96,8 +96,9 @@ type Store struct {
 	stopListener context.CancelFunc
 	listener     sync.WaitGroup
 
-	// reads and writes pipeline the one-row item statements in flight at
-	// once: ItemGet's, and the blind and optimistic writes' (coalesce.go).
+	// reads and writes pipeline the item statements in flight at once:
+	// ItemGet's and ItemQuery's, the optimistic writes' and the blind
+	// writes' but those that queue for async indexes (coalesce.go).
 	reads, writes coalescer
 	// getStmts is ItemGet's statement text by table id (items.go).
 	getStmts sync.Map
