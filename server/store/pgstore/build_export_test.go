@@ -5,7 +5,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dynamopg/dynamopg/gen"
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
 )
@@ -47,7 +46,11 @@ func (s *Store) SnapshotScan(ctx context.Context, t *store.Table, ix *store.Inde
 		if err != nil {
 			return nil, err
 		}
-		return readItems(ctx, tx, "item scan", stmt, int64(lo), int64(hi), nil, nil)
+		raw, err := collectItems(tx.Query(ctx, stmt, int64(lo), int64(hi), nil, nil))
+		if err != nil {
+			return nil, wrap("item scan", err)
+		}
+		return decodeItems(raw)
 	}
 	if items, err = scan(0); err != nil {
 		return nil, nil, err
@@ -56,18 +59,4 @@ func (s *Store) SnapshotScan(ctx context.Context, t *store.Table, ix *store.Inde
 		return nil, nil, err
 	}
 	return items, rows, tx.Commit(ctx)
-}
-
-// readItems runs a read statement through db and decodes the items it
-// returns.
-func readItems(ctx context.Context, db gen.DBTX, op, stmt string, args ...any) ([]attr.Item, error) {
-	rows, err := db.Query(ctx, stmt, args...)
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	raw, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, wrap(op, err)
-	}
-	return decodeItems(raw)
 }

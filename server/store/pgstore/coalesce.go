@@ -52,6 +52,7 @@ import (
 // in flight), reads run again too; writes report the error, as a lone
 // write would (notApplied).
 type coalescer struct {
+	pool  *pgxpool.Pool
 	lanes int  // pipelines that may be in flight at once (coalescerLanes)
 	reads bool // the calls are reads, safe to repeat whatever happened
 
@@ -116,16 +117,15 @@ var errRerun = errors.New("pgstore: pipeline rolled back")
 
 // coalescedRow is a row the coalescer reads when it is scanned.
 type coalescedRow struct {
-	c    *coalescer
-	ctx  context.Context
-	pool *pgxpool.Pool
-	x    call
+	c   *coalescer
+	ctx context.Context
+	x   call
 }
 
-// queryRow is pool.QueryRow(ctx, sql, args...) through c: Scan runs the
+// queryRow is c.pool.QueryRow(ctx, sql, args...) through c: Scan runs the
 // statement, and returns pgx.ErrNoRows when it returns no row.
-func (c *coalescer) queryRow(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) coalescedRow {
-	return coalescedRow{c, ctx, pool, call{sql: sql, args: args}}
+func (c *coalescer) queryRow(ctx context.Context, sql string, args ...any) coalescedRow {
+	return coalescedRow{c, ctx, call{sql: sql, args: args}}
 }
 
 // lockingRow is queryRow of a statement that locks the row of the item at
@@ -133,33 +133,33 @@ func (c *coalescer) queryRow(ctx context.Context, pool *pgxpool.Pool, sql string
 // lockOrder's order (table id, then key encoding), as every transaction
 // locks, so that two pipelines, or a pipeline and a transaction, never
 // wait on each other's rows in a cycle.
-func (c *coalescer) lockingRow(ctx context.Context, pool *pgxpool.Pool, table int64, key []byte, sql string, args ...any) coalescedRow {
-	return coalescedRow{c, ctx, pool, call{sql: sql, args: args, table: table, key: key}}
+func (c *coalescer) lockingRow(ctx context.Context, table int64, key []byte, sql string, args ...any) coalescedRow {
+	return coalescedRow{c, ctx, call{sql: sql, args: args, table: table, key: key}}
 }
 
 // queryAll runs sql through c and returns the one column of every row it
 // returns.
-func (c *coalescer) queryAll(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) ([][]byte, error) {
+func (c *coalescer) queryAll(ctx context.Context, sql string, args ...any) ([][]byte, error) {
 	var all [][]byte
-	err := c.run(ctx, pool, &call{sql: sql, args: args, all: &all})
+	err := c.run(ctx, &call{sql: sql, args: args, all: &all})
 	return all, err
 }
 
 // write runs w, a write of the item at key of table (lockingRow), and
 // scans its data row's statement's row into dest; w.extra follow it in
 // its transaction, as ever.
-func (c *coalescer) write(ctx context.Context, pool *pgxpool.Pool, table int64, key []byte, w itemWrite, dest ...any) error {
-	return c.run(ctx, pool, &call{sql: w.sql, args: w.args, extra: w.extra, dest: dest, table: table, key: key})
+func (c *coalescer) write(ctx context.Context, table int64, key []byte, w itemWrite, dest ...any) error {
+	return c.run(ctx, &call{sql: w.sql, args: w.args, extra: w.extra, dest: dest, table: table, key: key})
 }
 
 func (r coalescedRow) Scan(dest ...any) error {
 	x := r.x
 	x.dest = dest
-	return r.c.run(r.ctx, r.pool, &x)
+	return r.c.run(r.ctx, &x)
 }
 
 // run answers x, alone or in a pipeline.
-func (c *coalescer) run(ctx context.Context, pool *pgxpool.Pool, x *call) error {
+func (c *coalescer) run(ctx context.Context, x *call) error {
 	now := time.Now()
 	c.mu.Lock()
 	if c.leading == 0 || c.leading < c.lanes && (len(c.waiting) >= pipelineMax || now.Sub(c.started) > stallAfter) {
@@ -168,7 +168,7 @@ func (c *coalescer) run(ctx context.Context, pool *pgxpool.Pool, x *call) error 
 		c.started = now
 		calls := append([]*call{x}, c.takeWaiting(pipelineMax-1)...)
 		c.mu.Unlock()
-		c.lead(ctx, pool, calls)
+		c.lead(ctx, calls)
 		return x.err
 	}
 	x.done = make(chan []*call, 1)
@@ -177,7 +177,7 @@ func (c *coalescer) run(ctx context.Context, pool *pgxpool.Pool, x *call) error 
 	select {
 	case calls := <-x.done:
 		if calls != nil {
-			c.lead(ctx, pool, calls)
+			c.lead(ctx, calls)
 		}
 	case <-ctx.Done():
 		if c.leave(x) {
@@ -187,14 +187,14 @@ func (c *coalescer) run(ctx context.Context, pool *pgxpool.Pool, x *call) error 
 		// Leading under ctx, which is done, sends nothing, and the other
 		// calls run alone.
 		if calls := <-x.done; calls != nil {
-			c.lead(ctx, pool, calls)
+			c.lead(ctx, calls)
 		}
 		if x.err == errRerun {
 			return ctx.Err()
 		}
 	}
 	if x.err == errRerun {
-		x.err = runOne(ctx, pool, x)
+		x.err = runOne(ctx, c.pool, x)
 	}
 	return x.err
 }
@@ -226,16 +226,16 @@ func (c *coalescer) leave(x *call) bool {
 // lead runs calls (the first the leader's own) as one pipeline, answers
 // them, then hands the lane, with the calls waiting, to the first of
 // those, or frees it.
-func (c *coalescer) lead(ctx context.Context, pool *pgxpool.Pool, calls []*call) {
+func (c *coalescer) lead(ctx context.Context, calls []*call) {
 	if len(calls) == 1 {
-		calls[0].err = runOne(ctx, pool, calls[0])
+		calls[0].err = runOne(ctx, c.pool, calls[0])
 	} else if ctx.Err() != nil {
 		// The leader's client is gone: send nothing, the others run alone.
 		calls[0].err = ctx.Err()
 		for _, x := range calls[1:] {
 			x.err = errRerun
 		}
-	} else if err := runPipeline(ctx, pool, calls); err != nil {
+	} else if err := runPipeline(ctx, c.pool, calls); err != nil {
 		rerun := c.reads || notApplied(err)
 		for _, x := range calls {
 			x.forget()
@@ -245,7 +245,7 @@ func (c *coalescer) lead(ctx context.Context, pool *pgxpool.Pool, calls []*call)
 		}
 		if rerun {
 			// The leader's again alone now, the others' when they wake.
-			calls[0].err = runOne(ctx, pool, calls[0])
+			calls[0].err = runOne(ctx, c.pool, calls[0])
 		}
 	}
 	for _, x := range calls[1:] {
@@ -319,14 +319,11 @@ func runPipeline(ctx context.Context, pool *pgxpool.Pool, calls []*call) error {
 func runOne(ctx context.Context, pool *pgxpool.Pool, x *call) error {
 	switch {
 	case len(x.extra) > 0:
-		b := &pgx.Batch{}
-		queueCall(b, x)
-		br := pool.SendBatch(ctx, b)
-		err := readCall(br, x)
-		if cerr := br.Close(); err == nil {
-			err = cerr
+		// A pipeline of one: its statements in one implicit transaction.
+		if err := runPipeline(ctx, pool, []*call{x}); err != nil {
+			return err
 		}
-		return err
+		return x.err
 	case x.all != nil:
 		var err error
 		*x.all, err = collectItems(pool.Query(ctx, x.sql, x.args...))

@@ -65,11 +65,11 @@ type answer struct {
 
 // queue starts a get of stmt and key on c and returns where its answer
 // comes.
-func queue(ctx context.Context, c *coalescer, pool *pgxpool.Pool, stmt, key string) chan answer {
+func queue(ctx context.Context, c *coalescer, stmt, key string) chan answer {
 	ch := make(chan answer, 1)
 	go func() {
 		var raw []byte
-		err := c.queryRow(ctx, pool, stmt, []byte(key)).Scan(&raw)
+		err := c.queryRow(ctx, stmt, []byte(key)).Scan(&raw)
 		ch <- answer{raw, err}
 	}()
 	return ch
@@ -80,13 +80,13 @@ func TestCoalescerReads(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("the reads waiting go as one pipeline, each answered", func(t *testing.T) {
-		c := &coalescer{lanes: 1, reads: true}
-		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		c := &coalescer{pool: pool, lanes: 1, reads: true}
+		first := queue(ctx, c, slowStmt, `{"n": 0}`)
 		waitQueued(t, c, 0)
 		time.Sleep(50 * time.Millisecond) // the slow read is in flight
 		var rest []chan answer
 		for i := 1; i <= 10; i++ {
-			rest = append(rest, queue(ctx, c, pool, echoStmt, fmt.Sprintf(`{"n": %d}`, i)))
+			rest = append(rest, queue(ctx, c, echoStmt, fmt.Sprintf(`{"n": %d}`, i)))
 			waitQueued(t, c, i)
 		}
 		before := pool.Stat().AcquireCount()
@@ -109,13 +109,13 @@ func TestCoalescerReads(t *testing.T) {
 	})
 
 	t.Run("a failed read in a pipeline costs the others nothing", func(t *testing.T) {
-		c := &coalescer{lanes: 1, reads: true}
-		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		c := &coalescer{pool: pool, lanes: 1, reads: true}
+		first := queue(ctx, c, slowStmt, `{"n": 0}`)
 		time.Sleep(50 * time.Millisecond)
 		var chs []chan answer
 		keys := []string{`{"n": 1}`, `{"n": "x"}`, `{"n": 3}`, `{"n": 4}`}
 		for i, key := range keys {
-			chs = append(chs, queue(ctx, c, pool, badStmt, key))
+			chs = append(chs, queue(ctx, c, badStmt, key))
 			waitQueued(t, c, i+1)
 		}
 		<-first
@@ -135,13 +135,13 @@ func TestCoalescerReads(t *testing.T) {
 	})
 
 	t.Run("a read that gives up while it waits leaves", func(t *testing.T) {
-		c := &coalescer{lanes: 1, reads: true}
-		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		c := &coalescer{pool: pool, lanes: 1, reads: true}
+		first := queue(ctx, c, slowStmt, `{"n": 0}`)
 		time.Sleep(50 * time.Millisecond)
 		gone, cancel := context.WithCancel(ctx)
-		quit := queue(gone, c, pool, echoStmt, `{"n": 1}`)
+		quit := queue(gone, c, echoStmt, `{"n": 1}`)
 		waitQueued(t, c, 1)
-		stay := queue(ctx, c, pool, echoStmt, `{"n": 2}`)
+		stay := queue(ctx, c, echoStmt, `{"n": 2}`)
 		waitQueued(t, c, 2)
 		cancel()
 		if a := <-quit; !errors.Is(a.err, context.Canceled) {
@@ -152,21 +152,21 @@ func TestCoalescerReads(t *testing.T) {
 		if a := <-stay; a.err != nil || string(a.raw) != `{"n": 2}` {
 			t.Fatalf("the read that stayed: %s, %v", a.raw, a.err)
 		}
-		if a := <-queue(ctx, c, pool, echoStmt, `{"n": 3}`); a.err != nil || string(a.raw) != `{"n": 3}` {
+		if a := <-queue(ctx, c, echoStmt, `{"n": 3}`); a.err != nil || string(a.raw) != `{"n": 3}` {
 			t.Fatalf("a read after: %s, %v", a.raw, a.err)
 		}
 	})
 
 	t.Run("a leader that gives up in flight: the others run alone", func(t *testing.T) {
-		c := &coalescer{lanes: 1, reads: true}
-		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		c := &coalescer{pool: pool, lanes: 1, reads: true}
+		first := queue(ctx, c, slowStmt, `{"n": 0}`)
 		time.Sleep(50 * time.Millisecond)
 		// The first waiting leads the next pipeline, slow as well; it gives
 		// up inside it.
 		gone, cancel := context.WithCancel(ctx)
-		leader := queue(gone, c, pool, slowStmt, `{"n": 1}`)
+		leader := queue(gone, c, slowStmt, `{"n": 1}`)
 		waitQueued(t, c, 1)
-		other := queue(ctx, c, pool, echoStmt, `{"n": 2}`)
+		other := queue(ctx, c, echoStmt, `{"n": 2}`)
 		waitQueued(t, c, 2)
 		<-first
 		waitQueued(t, c, 0)
@@ -181,8 +181,8 @@ func TestCoalescerReads(t *testing.T) {
 	})
 
 	t.Run("reads of many rows in a pipeline", func(t *testing.T) {
-		c := &coalescer{lanes: 1, reads: true}
-		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		c := &coalescer{pool: pool, lanes: 1, reads: true}
+		first := queue(ctx, c, slowStmt, `{"n": 0}`)
 		time.Sleep(50 * time.Millisecond)
 		type rows struct {
 			all [][]byte
@@ -192,13 +192,13 @@ func TestCoalescerReads(t *testing.T) {
 		for n := range 4 {
 			ch := make(chan rows, 1)
 			go func() {
-				all, err := c.queryAll(ctx, pool, `SELECT to_jsonb(g) FROM generate_series(1, $1::int) AS g`, n)
+				all, err := c.queryAll(ctx, `SELECT to_jsonb(g) FROM generate_series(1, $1::int) AS g`, n)
 				ch <- rows{all, err}
 			}()
 			chs = append(chs, ch)
 			waitQueued(t, c, n+1)
 		}
-		one := queue(ctx, c, pool, echoStmt, `{"n": 9}`)
+		one := queue(ctx, c, echoStmt, `{"n": 9}`)
 		waitQueued(t, c, 5)
 		<-first
 		for n, ch := range chs {
@@ -218,10 +218,10 @@ func TestCoalescerReads(t *testing.T) {
 	})
 
 	t.Run("a pipeline in flight past stallAfter: the next read takes another lane", func(t *testing.T) {
-		c := &coalescer{lanes: 2, reads: true}
-		first := queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		c := &coalescer{pool: pool, lanes: 2, reads: true}
+		first := queue(ctx, c, slowStmt, `{"n": 0}`)
 		time.Sleep(stallAfter + 50*time.Millisecond)
-		if a := <-queue(ctx, c, pool, echoStmt, `{"n": 1}`); a.err != nil || string(a.raw) != `{"n": 1}` {
+		if a := <-queue(ctx, c, echoStmt, `{"n": 1}`); a.err != nil || string(a.raw) != `{"n": 1}` {
 			t.Fatalf("the read beside the slow one: %s, %v", a.raw, a.err)
 		}
 		select {
@@ -231,25 +231,25 @@ func TestCoalescerReads(t *testing.T) {
 		}
 		<-first
 		// With one lane it waits.
-		c = &coalescer{lanes: 1, reads: true}
-		first = queue(ctx, c, pool, slowStmt, `{"n": 0}`)
+		c = &coalescer{pool: pool, lanes: 1, reads: true}
+		first = queue(ctx, c, slowStmt, `{"n": 0}`)
 		time.Sleep(stallAfter + 50*time.Millisecond)
-		second := queue(ctx, c, pool, echoStmt, `{"n": 1}`)
+		second := queue(ctx, c, echoStmt, `{"n": 1}`)
 		waitQueued(t, c, 1)
 		<-first
 		<-second
 	})
 
 	t.Run("no row", func(t *testing.T) {
-		c := &coalescer{lanes: 1, reads: true}
+		c := &coalescer{pool: pool, lanes: 1, reads: true}
 		var raw []byte
-		if err := c.queryRow(ctx, pool, `SELECT $1::jsonb WHERE false`, []byte(`{}`)).Scan(&raw); !errors.Is(err, pgx.ErrNoRows) {
+		if err := c.queryRow(ctx, `SELECT $1::jsonb WHERE false`, []byte(`{}`)).Scan(&raw); !errors.Is(err, pgx.ErrNoRows) {
 			t.Fatalf("a read of no row: %v, want pgx.ErrNoRows", err)
 		}
 	})
 
 	t.Run("many readers, many lanes", func(t *testing.T) {
-		c := &coalescer{lanes: 2, reads: true}
+		c := &coalescer{pool: pool, lanes: 2, reads: true}
 		var wg sync.WaitGroup
 		for g := range 32 {
 			wg.Add(1)
@@ -258,7 +258,7 @@ func TestCoalescerReads(t *testing.T) {
 				for i := range 50 {
 					key := fmt.Sprintf(`{"g": %d, "i": %d}`, g, i)
 					var raw []byte
-					err := c.queryRow(ctx, pool, echoStmt, []byte(key)).Scan(&raw)
+					err := c.queryRow(ctx, echoStmt, []byte(key)).Scan(&raw)
 					if err != nil || string(raw) != key {
 						t.Errorf("read %s: %s, %v", key, raw, err)
 						return
@@ -314,8 +314,8 @@ type increment struct {
 
 // queueInc starts the write stmt of counter id on c and returns where
 // its answer comes.
-func queueInc(ctx context.Context, c *coalescer, pool *pgxpool.Pool, stmt string, id int) chan increment {
-	return goScan(func(n *int) error { return c.queryRow(ctx, pool, stmt, id).Scan(n) })
+func queueInc(ctx context.Context, c *coalescer, stmt string, id int) chan increment {
+	return goScan(func(n *int) error { return c.queryRow(ctx, stmt, id).Scan(n) })
 }
 
 // goScan runs scan, which reads a count into n, in a goroutine and
@@ -355,12 +355,12 @@ func TestCoalescerWrites(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("the writes waiting commit as one pipeline, each once", func(t *testing.T) {
-		c := &coalescer{lanes: 1}
-		first := queueInc(ctx, c, pool, slowIncStmt, 0)
+		c := &coalescer{pool: pool, lanes: 1}
+		first := queueInc(ctx, c, slowIncStmt, 0)
 		time.Sleep(50 * time.Millisecond)
 		var rest []chan increment
 		for id := 1; id <= 10; id++ {
-			rest = append(rest, queueInc(ctx, c, pool, incStmt, id))
+			rest = append(rest, queueInc(ctx, c, incStmt, id))
 			waitQueued(t, c, id)
 		}
 		before := pool.Stat().AcquireCount()
@@ -381,13 +381,13 @@ func TestCoalescerWrites(t *testing.T) {
 	})
 
 	t.Run("a refused write in a pipeline: the others apply once, it not at all", func(t *testing.T) {
-		c := &coalescer{lanes: 1}
-		first := queueInc(ctx, c, pool, slowIncStmt, 20)
+		c := &coalescer{pool: pool, lanes: 1}
+		first := queueInc(ctx, c, slowIncStmt, 20)
 		time.Sleep(50 * time.Millisecond)
 		ids := []int{21, 22, 99, 23}
 		var chs []chan increment
 		for i, id := range ids {
-			chs = append(chs, queueInc(ctx, c, pool, badIncStmt, id))
+			chs = append(chs, queueInc(ctx, c, badIncStmt, id))
 			waitQueued(t, c, i+1)
 		}
 		<-first
@@ -398,12 +398,12 @@ func TestCoalescerWrites(t *testing.T) {
 	})
 
 	t.Run("a pipeline whose outcome is unknown is not sent again", func(t *testing.T) {
-		c := &coalescer{lanes: 1}
-		first := queueInc(ctx, c, pool, slowIncStmt, 30)
+		c := &coalescer{pool: pool, lanes: 1}
+		first := queueInc(ctx, c, slowIncStmt, 30)
 		time.Sleep(50 * time.Millisecond)
-		chs := []chan increment{queueInc(ctx, c, pool, slowIncStmt, 31)}
+		chs := []chan increment{queueInc(ctx, c, slowIncStmt, 31)}
 		waitQueued(t, c, 1)
-		chs = append(chs, queueInc(ctx, c, pool, incStmt, 32))
+		chs = append(chs, queueInc(ctx, c, incStmt, 32))
 		waitQueued(t, c, 2)
 		<-first
 		// The pipeline's backend, asleep in its first statement, ends.
@@ -437,8 +437,8 @@ func TestCoalescerWrites(t *testing.T) {
 		// its transaction: the numbers are the order they ran in.
 		const seqStmt = `UPDATE counters SET n = (SELECT max(n) + 1 FROM counters WHERE id BETWEEN 40 AND 42)
 			WHERE id = $1 RETURNING n`
-		c := &coalescer{lanes: 1}
-		first := queueInc(ctx, c, pool, slowIncStmt, 39)
+		c := &coalescer{pool: pool, lanes: 1}
+		first := queueInc(ctx, c, slowIncStmt, 39)
 		time.Sleep(50 * time.Millisecond)
 		var chs []chan increment
 		for i, w := range []struct {
@@ -446,7 +446,7 @@ func TestCoalescerWrites(t *testing.T) {
 			id  int
 		}{{`{"pk":"c"}`, 42}, {`{"pk":"a"}`, 40}, {`{"pk":"b"}`, 41}} {
 			chs = append(chs, goScan(func(n *int) error {
-				return c.lockingRow(ctx, pool, 7, []byte(w.key), seqStmt, w.id).Scan(n)
+				return c.lockingRow(ctx, 7, []byte(w.key), seqStmt, w.id).Scan(n)
 			}))
 			waitQueued(t, c, i+1)
 		}
@@ -472,14 +472,14 @@ func TestCoalescerWrites(t *testing.T) {
 			}
 			return itemWrite{statement: statement{incStmt, []any{id}}, extra: []statement{{second, []any{id + 10}}}}
 		}
-		c := &coalescer{lanes: 1}
-		first := queueInc(ctx, c, pool, slowIncStmt, 49)
+		c := &coalescer{pool: pool, lanes: 1}
+		first := queueInc(ctx, c, slowIncStmt, 49)
 		time.Sleep(50 * time.Millisecond)
 		ids := []int{50, 51, 52, 53, 54}
 		var chs []chan increment
 		for i, id := range ids {
 			chs = append(chs, goScan(func(n *int) error {
-				return c.write(ctx, pool, 7, []byte(strconv.Itoa(id)), write(id), n)
+				return c.write(ctx, 7, []byte(strconv.Itoa(id)), write(id), n)
 			}))
 			waitQueued(t, c, i+1)
 		}
@@ -496,11 +496,11 @@ func TestCoalescerWrites(t *testing.T) {
 		// b: a scans 5, then everything rolls back. l, leading, runs
 		// alone first and sets counter 74, after which a alone finds no
 		// row: its destination must not still hold the 5.
-		c := &coalescer{lanes: 1}
-		first := queueInc(ctx, c, pool, slowIncStmt, 79)
+		c := &coalescer{pool: pool, lanes: 1}
+		first := queueInc(ctx, c, slowIncStmt, 79)
 		time.Sleep(50 * time.Millisecond)
 		row := func(key, stmt string) chan increment {
-			return goScan(func(n *int) error { return c.lockingRow(ctx, pool, 7, []byte(key), stmt).Scan(n) })
+			return goScan(func(n *int) error { return c.lockingRow(ctx, 7, []byte(key), stmt).Scan(n) })
 		}
 		l := row("b", `UPDATE counters SET n = 1 WHERE id = 74 RETURNING n`)
 		waitQueued(t, c, 1)

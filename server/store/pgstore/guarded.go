@@ -68,6 +68,10 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 	}
 	defer s.flights.leave(k)
 	stmts := ts.guard
+	// row runs one of the item's statements, with the writes in flight.
+	row := func(sql string, args ...any) coalescedRow {
+		return s.writes.lockingRow(ctx, t.ID, keyJSON, sql, args...)
+	}
 	// verified: guess is what the row held at some point of this write (a
 	// read of it, or the item a failed statement found), not a belief.
 	belief := s.images.get(t.ID, keyJSON)
@@ -135,18 +139,18 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 		switch {
 		case absent() && nu == nil:
 			// Absent and stays absent: the lock statement shows which.
-			err = s.writes.lockingRow(ctx, s.pool, t.ID, keyJSON, ts.data.LockSql, keyJSON, t.Version).Scan(&cur)
+			err = row(ts.data.LockSql, keyJSON, t.Version).Scan(&cur)
 			applied = cur == nil
 		case absent():
-			err = s.writes.lockingRow(ctx, s.pool, t.ID, keyJSON, stmts.InsertSql, nuRaw(), size, keyHash(t.Hash.Name, nu), t.Version).Scan(&cur, &applied, &ctid, &xmin)
+			err = row(stmts.InsertSql, nuRaw(), size, keyHash(t.Hash.Name, nu), t.Version).Scan(&cur, &applied, &ctid, &xmin)
 			reread = errors.Is(err, pgx.ErrNoRows) // the key is taken
 		case nu == nil:
-			err = s.writes.lockingRow(ctx, s.pool, t.ID, keyJSON, stmts.DeleteSql, keyJSON, guessRaw(), t.Version).Scan(&cur, &applied)
+			err = row(stmts.DeleteSql, keyJSON, guessRaw(), t.Version).Scan(&cur, &applied)
 		case patched:
-			err = s.writes.lockingRow(ctx, s.pool, t.ID, keyJSON, stmts.UpdateVersionSql, keyJSON, belief.ctid, encodeItem(set), size, t.Version, belief.xmin, removed).Scan(&cur, &applied, &ctid, &xmin)
+			err = row(stmts.UpdateVersionSql, keyJSON, belief.ctid, encodeItem(set), size, t.Version, belief.xmin, removed).Scan(&cur, &applied, &ctid, &xmin)
 			reread = errors.Is(err, pgx.ErrNoRows) // another row version
 		default:
-			err = s.writes.lockingRow(ctx, s.pool, t.ID, keyJSON, stmts.UpdateSql, keyJSON, guessRaw(), nuRaw(), size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
+			err = row(stmts.UpdateSql, keyJSON, guessRaw(), nuRaw(), size, t.Version).Scan(&cur, &applied, &ctid, &xmin)
 		}
 		if reread {
 			// What the row holds instead is a read away.
@@ -199,7 +203,7 @@ func (s *Store) itemGetRaw(ctx context.Context, id int64, keyJSON []byte) ([]byt
 		return nil, err
 	}
 	var raw []byte
-	if err := s.reads.queryRow(ctx, s.pool, stmt, keyJSON).Scan(&raw); err != nil {
+	if err := s.reads.queryRow(ctx, stmt, keyJSON).Scan(&raw); err != nil {
 		return nil, wrap("item get", err)
 	}
 	s.images.putRead(id, keyJSON, raw)

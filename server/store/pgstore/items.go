@@ -17,7 +17,8 @@ import (
 const writeAttempts = 10
 
 // ItemGet returns the item with the given key, or nil. It runs the table's
-// dynamopg.item_get_sql statement, which pgx prepares once per connection.
+// dynamopg.item_get_sql statement, which pgx prepares once per connection,
+// with the other reads in flight (coalesce.go).
 func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
 	stmt, err := s.itemGetStmt(ctx, t.ID)
 	if err != nil {
@@ -25,7 +26,7 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 	}
 	keyJSON := encodeItem(key)
 	var raw []byte
-	if err := s.reads.queryRow(ctx, s.pool, stmt, keyJSON).Scan(&raw); err != nil {
+	if err := s.reads.queryRow(ctx, stmt, keyJSON).Scan(&raw); err != nil {
 		return nil, wrap("item get", err) // no row: the table is gone (ErrTableNotFound)
 	}
 	if guardable(t) {

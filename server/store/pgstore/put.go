@@ -80,7 +80,7 @@ func (s *Store) queryOld(ctx context.Context, table int64, keyJSON []byte, w ite
 		}
 		return raw, err
 	}
-	err := s.writes.write(ctx, s.pool, table, keyJSON, w, &raw)
+	err := s.writes.write(ctx, table, keyJSON, w, &raw)
 	return raw, err
 }
 

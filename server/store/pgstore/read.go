@@ -107,7 +107,7 @@ func (s *Store) ItemScan(ctx context.Context, t *store.Table, in store.ScanInput
 // readItems runs a read statement, with the other reads in flight
 // (coalesce.go), and decodes the items it returns.
 func (s *Store) readItems(ctx context.Context, op, stmt string, args ...any) ([]attr.Item, error) {
-	raw, err := s.reads.queryAll(ctx, s.pool, stmt, args...)
+	raw, err := s.reads.queryAll(ctx, stmt, args...)
 	if err != nil {
 		return nil, wrap(op, err)
 	}

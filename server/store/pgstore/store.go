@@ -181,8 +181,8 @@ func New(pool *pgxpool.Pool, log *slog.Logger) *Store {
 	}
 	s := &Store{pool: pool, q: gen.New(), log: log.With("component", "pgstore")}
 	lanes := coalescerLanes(pool.Config().MaxConns)
-	s.reads = coalescer{lanes: lanes, reads: true}
-	s.writes = coalescer{lanes: lanes}
+	s.reads = coalescer{pool: pool, lanes: lanes, reads: true}
+	s.writes = coalescer{pool: pool, lanes: lanes}
 	s.builds.init()
 	return s
 }
