@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/dynamopg/dynamopg/server/attr"
 	"github.com/dynamopg/dynamopg/server/store"
 )
@@ -23,7 +25,20 @@ func TestWriteCatalogLockBeforeSnapshot(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
 	tb := newTable(t, s, "catlock", attr.TypeS, attr.TypeNone)
-	pool := s.Pool()
+	// The lock and the wait for the write run on connections of their own:
+	// the store's pool is small, and its sweeper and recovery pass read
+	// dynamopg.tables too, so under load they can hold every pool
+	// connection waiting on the test's lock, and a poll through the pool
+	// would then wait for ever.
+	conn := func() *pgx.Conn {
+		c, err := pgx.ConnectConfig(ctx, s.Pool().Config().ConnConfig.Copy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(context.Background()) })
+		return c
+	}
+	locker, poller := conn(), conn()
 	item := attr.Item{"pk": attr.Str("a"), "v": attr.Num("1")}
 	writes := map[string]func(*store.Table) error{
 		"put": func(tb *store.Table) error { _, err := s.ItemPut(ctx, tb, item); return err },
@@ -72,7 +87,7 @@ func TestWriteCatalogLockBeforeSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tx, err := pool.Begin(ctx)
+		tx, err := locker.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +99,7 @@ func TestWriteCatalogLockBeforeSnapshot(t *testing.T) {
 		// Wait until the write waits for its lock on dynamopg.tables.
 		for deadline := time.Now().Add(10 * time.Second); ; {
 			var waiting bool
-			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_locks
+			if err := poller.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_locks
 			     WHERE relation = 'dynamopg.tables'::regclass AND NOT granted)`).Scan(&waiting); err != nil {
 				t.Fatal(err)
 			}
