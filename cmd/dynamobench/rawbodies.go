@@ -102,6 +102,24 @@ func rawTransactGet(table string, n int) rawOp {
 	}, check: expectMember("Responses", "[")}
 }
 
+// rawBatchGet reads n distinct preloaded items of the plain table.
+func rawBatchGet(table string, n int) rawOp {
+	head := `{"RequestItems":{` + strconv.Quote(table) + `:{"Keys":[`
+	return rawOp{op: "BatchGetItem", body: func(b []byte, _ int) []byte {
+		b = append(b, head...)
+		first := rand.IntN(getKeys)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"pk":{"S":"`...)
+			b = appendKey(b, "k", (first+i*(getKeys/n))%getKeys, 4)
+			b = append(b, `"},"sk":{"S":"s"}}`...)
+		}
+		return append(b, "]}}}"...)
+	}, check: expectMember("Responses", "{")}
+}
+
 func rawGet(table string) rawOp {
 	head := tableField(table) + `,"Key":{"pk":{"S":"`
 	return rawOp{op: "GetItem", body: func(b []byte, _ int) []byte {

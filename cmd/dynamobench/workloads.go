@@ -200,6 +200,23 @@ var workloads = []*workload{
 			}
 		},
 	},
+	{name: "batchget25", title: "BatchGetItem of 25", shape: shapePlain, items: 25,
+		raw: func(t string) rawOp { return rawBatchGet(t, 25) },
+		dynamo: func(c *dynamodb.Client, t string) opFunc {
+			return func(ctx context.Context, _ int) error {
+				keys := make([]map[string]types.AttributeValue, 25)
+				first := rand.IntN(getKeys)
+				for i := range keys {
+					keys[i] = dynKey(fmt.Sprintf("k%04d", (first+i*(getKeys/len(keys)))%getKeys), "s")
+				}
+				out, err := c.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{t: {Keys: keys}}})
+				if err == nil && (len(out.Responses[t]) != len(keys) || len(out.UnprocessedKeys) != 0) {
+					err = fmt.Errorf("BatchGetItem returned %d items, %d tables unprocessed", len(out.Responses[t]), len(out.UnprocessedKeys))
+				}
+				return err
+			}
+		},
+	},
 	{name: "put-2gsi-sync", title: "PutItem, 2 GSIs (sync)", shape: shapeGSI2, items: 1,
 		raw: rawPut2GSI, pgbench: pgbPut2GSI,
 		dynamo: put2GSI,
