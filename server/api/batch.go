@@ -143,24 +143,32 @@ func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
 		var left []attr.Item
 		units := 0.0
 		consistent := p.req.ConsistentRead != nil && *p.req.ConsistentRead
-		for _, k := range p.req.Keys {
+		for keys := p.req.Keys; len(keys) > 0; {
 			if size >= maxBatchGetResponse {
-				left = append(left, k)
-				continue
+				left = append(left, keys...)
+				break
 			}
-			it, err := a.store.ItemGet(ctx, p.t, k)
+			n := batchGetChunk(maxBatchGetResponse-size, len(keys))
+			got, err := a.getMany(ctx, p.t, keys[:n])
 			if err != nil {
 				return nil, storeErr(err, "batch get")
 			}
-			units += readUnits(it.Size(), consistent)
-			if it == nil {
-				continue
+			for i, it := range got {
+				if size >= maxBatchGetResponse {
+					left = append(left, keys[i:n]...)
+					break
+				}
+				units += readUnits(it.Size(), consistent)
+				if it == nil {
+					continue
+				}
+				size += it.Size()
+				if p.proj != nil {
+					it = p.proj.Apply(it)
+				}
+				items = append(items, it)
 			}
-			size += it.Size()
-			if p.proj != nil {
-				it = p.proj.Apply(it)
-			}
-			items = append(items, it)
+			keys = keys[n:]
 		}
 		responses[p.t.Name] = items
 		if len(left) > 0 {
@@ -188,6 +196,28 @@ func (a *API) batchGetItem(ctx context.Context, r *Request) (any, error) {
 		out["ConsumedCapacity"] = capacities
 	}
 	return out, nil
+}
+
+// batchGetChunk is how many of n keys one read takes when budget bytes of
+// the response are left: no more than could fill it with items of the
+// largest size, so a read never goes more than one item past the response
+// limit, as reading the keys one by one would not either.
+func batchGetChunk(budget, n int) int {
+	return min(n, max(1, (budget+attr.MaxItemSize-1)/attr.MaxItemSize))
+}
+
+// getMany reads the items of keys in one round trip (one snapshot), in
+// keys' order, nil where absent.
+func (a *API) getMany(ctx context.Context, t *store.Table, keys []attr.Item) ([]attr.Item, error) {
+	if len(keys) == 1 {
+		it, err := a.store.ItemGet(ctx, t, keys[0])
+		return []attr.Item{it}, err
+	}
+	targets := make([]store.TxTarget, len(keys))
+	for i, k := range keys {
+		targets[i] = store.TxTarget{Table: t, Key: k}
+	}
+	return a.store.ItemGetMany(ctx, targets)
 }
 
 func (a *API) batchWriteItem(ctx context.Context, r *Request) (any, error) {

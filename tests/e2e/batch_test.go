@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -253,5 +254,51 @@ func TestBatchGetItem(t *testing.T) {
 			expectValidation(t, bg(map[string]types.KeysAndAttributes{rt: {Keys: []Item{{"pk": S("r")}}}}), "The provided key element does not match the schema")
 			expectValidation(t, bg(map[string]types.KeysAndAttributes{ht: {Keys: []Item{{"pk": N("1")}}}}), "The provided key element does not match the schema")
 		})
+	})
+}
+
+// TestBatchGetItemResponseLimit reads 50 items of ~390 KB (19.5 MB) in one
+// BatchGetItem: the response stops at the service's 16 MB limit and the keys
+// it did not read come back in UnprocessedKeys, each key exactly once.
+func TestBatchGetItemResponseLimit(t *testing.T) {
+	t.Parallel()
+	harness.EachShared(t, func(t *testing.T, s *harness.Server) {
+		t.Parallel()
+		c := s.Client()
+		ctx := harness.Ctx(t)
+		ht := createHashTable(t, c, "bg_limit")
+		blob := strings.Repeat("x", 390*1024)
+		var keys []Item
+		for j := 0; j < 50; j++ {
+			pk := fmt.Sprintf("k%02d", j)
+			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: &ht, Item: Item{"pk": S(pk), "d": S(blob)}})
+			must(t, err)
+			keys = append(keys, Item{"pk": S(pk)})
+		}
+		out, err := c.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{ht: {Keys: keys}}})
+		must(t, err)
+		got := out.Responses[ht]
+		left := out.UnprocessedKeys[ht].Keys
+		// 16 MiB holds 42 items of 390 KiB and a bit: the 43rd is read while
+		// the response is still under the limit, the rest are not.
+		if len(got) != 43 || len(left) != 7 {
+			t.Fatalf("BatchGetItem of 50 items of 390 KB: %d items and %d unprocessed keys, want 43 and 7", len(got), len(left))
+		}
+		var want []string
+		for _, k := range keys {
+			want = append(want, k["pk"].(*types.AttributeValueMemberS).Value)
+		}
+		scCheckExactlyOnce(t, "returned and unprocessed keys", append(got, left...), want)
+		for _, it := range got {
+			if d, ok := it["d"].(*types.AttributeValueMemberS); !ok || d.Value != blob {
+				t.Fatalf("item %v came back without its 390 KB attribute", it["pk"])
+			}
+		}
+		// The unprocessed keys, sent again, are all read.
+		out, err = c.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: out.UnprocessedKeys})
+		must(t, err)
+		if len(out.Responses[ht]) != 7 || len(out.UnprocessedKeys) != 0 {
+			t.Errorf("the unprocessed keys again: %d items and %d tables unprocessed, want 7 and none", len(out.Responses[ht]), len(out.UnprocessedKeys))
+		}
 	})
 }
