@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -212,6 +213,22 @@ func (cl *call) table() string {
 	return tableOf(cl.body)
 }
 
+// yieldsBeforeWork are the operations that can hold the CPU for a
+// millisecond or more without blocking (many items read, decoded and encoded;
+// on SQLite not one network wait). Reading the body to its end made
+// net/http start the goroutine that watches the connection (its background
+// read), which finishRequest then waits for; started but not yet run, it
+// queues behind the other connections' work, and so does the response. With
+// one P the connections served last kept being served first: TransactGetItems
+// and BatchGetItem of 25 items on SQLite, 16 clients, p50 1.1 ms but p99
+// 420 ms. A yield once the body is read lets that goroutine park in the
+// poller first: p99 37-53 ms at the same throughput. Single-item operations
+// do not yield: for GetItem the yield raised p99 (1.6 to 4.3 ms).
+var yieldsBeforeWork = map[string]bool{
+	"BatchGetItem": true, "BatchWriteItem": true, "TransactGetItems": true, "TransactWriteItems": true,
+	"Query": true, "Scan": true, "ExecuteStatement": true, "BatchExecuteStatement": true, "ExecuteTransaction": true,
+}
+
 func (s *Server) handle(c echo.Context) (err error) {
 	req := c.Request()
 	cl := newCall()
@@ -265,6 +282,9 @@ func (s *Server) handle(c echo.Context) (err error) {
 		return s.fail(c, cl, bodyTooLarge(), nil)
 	case rerr != nil:
 		return s.fail(c, cl, api.SerializationError("Unable to read the request body"), rerr)
+	}
+	if yieldsBeforeWork[op] {
+		runtime.Gosched()
 	}
 	if signed != nil {
 		if aerr := signed.VerifyBody(req, body); aerr != nil {
