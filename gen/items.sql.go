@@ -33,6 +33,22 @@ func (q *Queries) IndexWriteSQL(ctx context.Context, db DBTX, arg IndexWriteSQLP
 	return i, err
 }
 
+const ItemGetManySQL = `-- name: ItemGetManySQL :one
+SELECT dynamopg.item_get_many_sql(dynamopg.table_def($1::bigint, false))::text AS stmt
+`
+
+type ItemGetManySQLParams struct {
+	TableID int64
+}
+
+// ItemGetManySQL is the statement text ItemGetMany prepares for a table.
+func (q *Queries) ItemGetManySQL(ctx context.Context, db DBTX, arg ItemGetManySQLParams) (string, error) {
+	row := db.QueryRow(ctx, ItemGetManySQL, arg.TableID)
+	var stmt string
+	err := row.Scan(&stmt)
+	return stmt, err
+}
+
 const ItemGetSQL = `-- name: ItemGetSQL :one
 SELECT dynamopg.item_get_sql(dynamopg.table_def($1::bigint, false))::text AS stmt
 `

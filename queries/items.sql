@@ -2,6 +2,10 @@
 -- ItemGetSQL is the statement text ItemGet prepares for a table.
 SELECT dynamopg.item_get_sql(dynamopg.table_def(@table_id::bigint, false))::text AS stmt;
 
+-- name: ItemGetManySQL :one
+-- ItemGetManySQL is the statement text ItemGetMany prepares for a table.
+SELECT dynamopg.item_get_many_sql(dynamopg.table_def(@table_id::bigint, false))::text AS stmt;
+
 -- name: ItemWriteSQL :one
 -- ItemWriteSQL is the statement texts pgstore prepares for a table's writes
 -- (dynamopg.item_write_sql).

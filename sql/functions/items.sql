@@ -24,6 +24,25 @@ LANGUAGE sql IMMUTABLE AS $$
                   (p_def->>'id')::bigint)
 $$;
 
+-- item_get_many_sql is the text of a statement reading several items of
+-- table p_def in one statement: $1 is the keys (jsonb[], wire form), the
+-- one row it returns holds the items in the keys' order (jsonb[], NULL where
+-- absent), and no row means the table is gone or DELETING. pgstore's
+-- ItemGetMany runs it once per table of the call, prepared, in its snapshot's
+-- pipeline: one statement's start, plan and snapshot for all of a table's
+-- keys (BatchGetItem's 25 or 100, TransactGetItems'), each key one index
+-- lookup.
+CREATE OR REPLACE FUNCTION dynamopg.item_get_many_sql(p_def jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT format('SELECT array_agg((SELECT d.item FROM dynamopg_data.%I d WHERE %s) ORDER BY k.n) AS items '
+                  'FROM dynamopg.tables t CROSS JOIN unnest($1::jsonb[]) WITH ORDINALITY AS k(key_json, n) '
+                  'WHERE t.id = %s AND t.status <> ''DELETING'' GROUP BY t.id',
+                  't_' || (p_def->>'id'),
+                  dynamopg.key_where_sql(p_def, 'k.key_json'),
+                  (p_def->>'id')::bigint)
+$$;
+
 -- collection_items_sql is the text of a statement reading the items of one
 -- partition of table p_def: $1 is the partition key value (jsonb, wire
 -- form). pgstore runs it once per item collection that has no counter yet

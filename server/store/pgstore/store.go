@@ -100,8 +100,9 @@ type Store struct {
 	// ItemGet's and ItemQuery's, the optimistic writes' and the blind
 	// writes' but those that queue for async indexes (coalesce.go).
 	reads, writes coalescer
-	// getStmts is ItemGet's statement text by table id (items.go).
-	getStmts sync.Map
+	// getStmts is ItemGet's statement text by table id (items.go), and
+	// getManyStmts ItemGetMany's (transact.go).
+	getStmts, getManyStmts sync.Map
 	// readStmts is the Query and Scan statement texts by readShape (read.go).
 	readStmts sync.Map
 	// dataStmts and indexStmts are the writes' statement texts, by table id

@@ -228,31 +228,60 @@ func itemsInCallerOrder(order []txTarget, raws [][]byte) ([]attr.Item, error) {
 }
 
 // ItemGetMany reads the targets in one pipelined round trip: BEGIN
-// ISOLATION LEVEL REPEATABLE READ READ ONLY, each target's read through
-// the table's prepared statement (ItemGet's item_get_sql), COMMIT, so that
-// they come from one snapshot. Absent items are nil; a table gone or
-// DELETING (its statement returns no row) is ErrTableNotFound.
+// ISOLATION LEVEL REPEATABLE READ READ ONLY, the reads, COMMIT, so that they
+// come from one snapshot. A table with getManyMinKeys targets or more is
+// read by one statement (item_get_many_sql); one with fewer by one
+// statement per key (ItemGet's item_get_sql). All are prepared. Absent
+// items are nil; a table gone or DELETING (its statement returns no row) is
+// ErrTableNotFound.
 func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]attr.Item, error) {
 	if len(targets) == 0 {
 		return []attr.Item{}, nil
 	}
-	// Before the connection: itemGetStmt may take one of its own.
+	// The targets by table, in the order the tables first appear.
+	type tableKeys struct {
+		id   int64
+		keys [][]byte
+		pos  []int
+		raws [][]byte
+	}
+	var order []*tableKeys
+	byTable := map[int64]*tableKeys{}
+	for i, tg := range targets {
+		g := byTable[tg.Table.ID]
+		if g == nil {
+			g = &tableKeys{id: tg.Table.ID}
+			byTable[g.id] = g
+			order = append(order, g)
+		}
+		g.keys = append(g.keys, encodeItem(tg.Table.KeyOf(tg.Key)))
+		g.pos = append(g.pos, i)
+	}
+	// Before the connection: the statement texts may take one of their own.
 	b := &pgx.Batch{}
 	b.Queue(gen.TxBeginSnapshot)
-	for _, tg := range targets {
-		stmt, err := s.itemGetStmt(ctx, tg.Table.ID)
+	dest := []any{nil}
+	for _, g := range order {
+		if len(g.keys) >= getManyMinKeys {
+			stmt, err := s.itemGetManyStmt(ctx, g.id)
+			if err != nil {
+				return nil, err
+			}
+			b.Queue(stmt, g.keys)
+			dest = append(dest, &g.raws)
+			continue
+		}
+		stmt, err := s.itemGetStmt(ctx, g.id)
 		if err != nil {
 			return nil, err
 		}
-		b.Queue(stmt, encodeItem(tg.Table.KeyOf(tg.Key)))
+		g.raws = make([][]byte, len(g.keys))
+		for k, key := range g.keys {
+			b.Queue(stmt, key)
+			dest = append(dest, &g.raws[k])
+		}
 	}
 	b.Queue(gen.TxCommit)
-	raws := make([][]byte, len(targets))
-	dest := make([]any, 0, len(targets)+2)
-	dest = append(dest, nil)
-	for i := range raws {
-		dest = append(dest, &raws[i])
-	}
 	dest = append(dest, nil)
 
 	conn, err := s.pool.Acquire(ctx)
@@ -270,11 +299,39 @@ func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]at
 	if err := runBatch(ctx, conn, b, dest...); err != nil {
 		return nil, wrap("item get many", err) // no row: a table is gone (ErrTableNotFound)
 	}
-	out := make([]attr.Item, len(raws))
-	for i, raw := range raws {
-		if out[i], err = decodeItem(raw); err != nil {
-			return nil, err
+	out := make([]attr.Item, len(targets))
+	for _, g := range order {
+		if len(g.raws) != len(g.pos) {
+			return nil, fmt.Errorf("pgstore: item get many: %d items for %d keys", len(g.raws), len(g.pos))
+		}
+		for k, raw := range g.raws {
+			if out[g.pos[k]], err = decodeItem(raw); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
+}
+
+// getManyMinKeys is the fewest keys of one table that ItemGetMany reads
+// with item_get_many_sql. Its plan is the same for any number of keys (a
+// lookup of the table key per key), but the planner prices the generic plan
+// for ten: for fewer keys the plan cache keeps planning the statement on
+// every call (92 against 34 µs in EXPLAIN ANALYZE for four keys), and one
+// statement per key costs PostgreSQL no more (TransactGetItems of 4 items:
+// ~120 µs either way).
+const getManyMinKeys = 10
+
+// itemGetManyStmt returns table id's item_get_many_sql text, read once per
+// table: like item_get_sql it depends only on the table's id and key schema.
+func (s *Store) itemGetManyStmt(ctx context.Context, id int64) (string, error) {
+	if v, ok := s.getManyStmts.Load(id); ok {
+		return v.(string), nil
+	}
+	stmt, err := s.q.ItemGetManySQL(ctx, s.pool, gen.ItemGetManySQLParams{TableID: id})
+	if err != nil {
+		return "", wrap("item get many", err)
+	}
+	s.getManyStmts.Store(id, stmt)
+	return stmt, nil
 }
