@@ -110,6 +110,12 @@ func appendAny(b []byte, v any, depth int) ([]byte, bool) {
 		b = base64.StdEncoding.AppendEncode(b, v)
 		return append(b, '"'), true
 
+	case attr.ItemJSON:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		start := len(b)
+		return htmlEscapeTail(append(b, v...), start), true
 	case attr.Item:
 		return appendItem(b, v), true
 	case *attr.Item:

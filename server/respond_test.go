@@ -201,6 +201,7 @@ func TestAppendResponseMatchesMarshal(t *testing.T) {
 		"badNumber":       []any{json.Number("abc")},
 		"raw":             map[string]any{"r": json.RawMessage(` { "a" : "<" } `)},
 		"badRaw":          map[string]any{"r": json.RawMessage(`{`)},
+		"itemJSON":        map[string]any{"Item": attr.ItemJSON(`{"a":{"S":"<x> &  "},"b":{"L":[{"N":"1"}]}}`), "None": attr.ItemJSON(nil)},
 		"intKeys":         map[int]string{2: "b", 10: "a"},
 		"channel":         map[string]any{"c": make(chan int)},
 		"array":           [2]any{"<", 1},

@@ -23,10 +23,16 @@ func writeUnits(oldSize, newSize int) float64 {
 	return float64(max(blocks, 1))
 }
 
+// wantsCapacity reports whether ReturnConsumedCapacity mode asks for the
+// capacity a call consumed (TOTAL or INDEXES).
+func wantsCapacity(mode *string) bool {
+	return mode != nil && (*mode == "TOTAL" || *mode == "INDEXES")
+}
+
 // consumed renders ConsumedCapacity for the TOTAL and INDEXES modes; nil for
 // NONE or absent. indexUnits maps each written index to its units.
 func consumed(mode *string, t *store.Table, units float64, indexUnits map[string]float64) map[string]any {
-	if mode == nil || (*mode != "TOTAL" && *mode != "INDEXES") {
+	if !wantsCapacity(mode) {
 		return nil
 	}
 	total := units

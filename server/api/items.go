@@ -143,6 +143,18 @@ func (a *API) getItem(ctx context.Context, r *Request) (any, error) {
 	if err := checkKey(t, in.Key); err != nil {
 		return nil, err
 	}
+	if proj == nil && !wantsCapacity(in.ReturnConsumedCapacity) {
+		// The item as stored is the response's: no decoding, no encoding.
+		raw, err := a.store.ItemGetJSON(ctx, t, in.Key)
+		if err != nil {
+			return nil, storeErr(err, "get item")
+		}
+		out := map[string]any{}
+		if raw != nil {
+			out["Item"] = attr.ItemJSON(raw)
+		}
+		return out, nil
+	}
 	it, err := a.store.ItemGet(ctx, t, in.Key)
 	if err != nil {
 		return nil, storeErr(err, "get item")

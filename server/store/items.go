@@ -14,6 +14,11 @@ type Items interface {
 	// ItemGet returns the item with the given primary key, or nil when absent.
 	// key holds exactly the table's key attributes, already validated.
 	ItemGet(ctx context.Context, t *Table, key attr.Item) (attr.Item, error)
+	// ItemGetJSON is ItemGet's item as compact JSON in the wire form (the
+	// object of attribute values a response carries), nil when absent:
+	// GetItem answers with it as it is, without decoding and encoding the
+	// item.
+	ItemGetJSON(ctx context.Context, t *Table, key attr.Item) ([]byte, error)
 	// ItemWrite changes one item atomically: it reads the current item (nil
 	// when absent) under the item's write lock, calls fn, and stores what fn
 	// returns: an item to put (its key equals key), or nil to delete. If fn

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -84,6 +85,14 @@ func exerciseItems(ctx context.Context, t *testing.T, newStore func(t *testing.T
 		got, err = s.ItemGet(ctx, tbl, attr.Item{"pk": attr.Bin([]byte{0, 1, 2})})
 		requireNoError(t, err, "ItemGet absent")
 		requireTrue(t, got == nil, "ItemGet absent = %v", got)
+		raw, err := s.ItemGetJSON(ctx, tbl, attr.Item{"pk": attr.Bin([]byte{0, 1, 2})})
+		requireNoError(t, err, "ItemGetJSON absent")
+		requireTrue(t, raw == nil, "ItemGetJSON absent = %q", raw)
+		raw, err = s.ItemGetJSON(ctx, tbl, attr.Item{"pk": attr.Bin([]byte{0})})
+		requireNoError(t, err, "ItemGetJSON")
+		fromJSON, err := attr.DecodeItem(raw)
+		requireNoError(t, err, "decoding ItemGetJSON's wire JSON")
+		requireItem(t, fromJSON, b, "ItemGetJSON of a key that prefixes another")
 	})
 
 	t.Run("ItemRoundTrip", func(t *testing.T) {
@@ -146,6 +155,12 @@ func exerciseItems(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			got, err := s.ItemGet(ctx, tbl, tbl.KeyOf(it))
 			requireNoError(t, err, "ItemGet")
 			requireItem(t, got, it, "ItemGet round trip")
+			raw, err := s.ItemGetJSON(ctx, tbl, tbl.KeyOf(it))
+			requireNoError(t, err, "ItemGetJSON")
+			requireTrue(t, json.Valid(raw), "ItemGetJSON returned invalid JSON %.200q", raw)
+			fromJSON, err := attr.DecodeItem(raw)
+			requireNoError(t, err, "decoding ItemGetJSON's wire JSON")
+			requireItem(t, fromJSON, it, "ItemGetJSON round trip")
 			old := put(ctx, t, s, tbl, it)
 			requireItem(t, old, it, "ItemWrite old round trip")
 		}

@@ -83,3 +83,44 @@ func unescapeJSON(b []byte) []byte {
 	}
 	return out
 }
+
+// compactJSON returns a copy of JSON text b without the whitespace outside
+// its strings: jsonb's output (`{"a": {"S": "x"}}`) as a response writes
+// JSON. b itself is never changed (ItemGet's images keep it). A string's
+// text is copied by runs up to its next quote or backslash.
+func compactJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch c {
+		case ' ', '\n', '\t', '\r':
+			i++
+			continue
+		case '"':
+		default:
+			out = append(out, c)
+			i++
+			continue
+		}
+		// A string: from its opening quote to its closing one.
+		out = append(out, '"')
+		i++
+		for i < len(b) {
+			j := bytes.IndexByte(b[i:], '"')
+			if j < 0 {
+				return append(out, b[i:]...) // not JSON: left as it is
+			}
+			if k := bytes.IndexByte(b[i:i+j], '\\'); k >= 0 {
+				// An escape: copy through it (it may escape a quote).
+				end := min(i+k+2, len(b))
+				out = append(out, b[i:end]...)
+				i = end
+				continue
+			}
+			out = append(out, b[i:i+j+1]...)
+			i += j + 1
+			break
+		}
+	}
+	return out
+}

@@ -16,10 +16,29 @@ import (
 // deadlocks and serialization failures are retried, then ErrConflict.
 const writeAttempts = 10
 
-// ItemGet returns the item with the given key, or nil. It runs the table's
-// dynamopg.item_get_sql statement, which pgx prepares once per connection,
-// with the other reads in flight (coalesce.go).
+// ItemGet returns the item with the given key, or nil.
 func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
+	raw, err := s.itemGetStored(ctx, t, key)
+	if err != nil {
+		return nil, err
+	}
+	return decodeItem(raw)
+}
+
+// ItemGetJSON returns the item with the given key as wire JSON, or nil.
+func (s *Store) ItemGetJSON(ctx context.Context, t *store.Table, key attr.Item) ([]byte, error) {
+	raw, err := s.itemGetStored(ctx, t, key)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	return unescapeJSON(compactJSON(raw)), nil
+}
+
+// itemGetStored reads the item with the given key in its stored form (nil
+// when absent). It runs the table's dynamopg.item_get_sql statement, which
+// pgx prepares once per connection, with the other reads in flight
+// (coalesce.go).
+func (s *Store) itemGetStored(ctx context.Context, t *store.Table, key attr.Item) ([]byte, error) {
 	stmt, err := s.itemGetStmt(ctx, t.ID)
 	if err != nil {
 		return nil, err
@@ -32,7 +51,7 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 	if guardable(t) {
 		s.images.putRead(t.ID, keyJSON, raw)
 	}
-	return decodeItem(raw)
+	return raw, nil
 }
 
 // itemGetStmt returns table id's item_get_sql text, read once per table:

@@ -11,6 +11,16 @@ import (
 
 // ItemGet returns the item with the given primary key, or nil when absent.
 func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (attr.Item, error) {
+	raw, err := s.ItemGetJSON(ctx, t, key)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	return decodeItem(raw)
+}
+
+// ItemGetJSON returns the item with the given primary key as it is stored,
+// its wire JSON, or nil when absent.
+func (s *Store) ItemGetJSON(ctx context.Context, t *store.Table, key attr.Item) ([]byte, error) {
 	k, err := tableKey(t, key)
 	if err != nil {
 		return nil, fmt.Errorf("get item of %q: %w", t.Name, err)
@@ -18,11 +28,11 @@ func (s *Store) ItemGet(ctx context.Context, t *store.Table, key attr.Item) (att
 	// One statement is its own snapshot: no transaction. When it fails, the
 	// catalog read after it still explains a dropped table (ids are never
 	// reused, and a table's storage and catalog row go in one transaction).
-	it, err := s.getRow(ctx, s.reader, t.ID, k)
+	raw, err := s.getRowJSON(ctx, s.reader, t.ID, k)
 	if err != nil {
 		return nil, interpretError(explain(ctx, s.reader, t, nil, "get item of", err))
 	}
-	return it, nil
+	return raw, nil
 }
 
 // decodeItem decodes an item's stored wire JSON.

@@ -149,15 +149,22 @@ func (r *target) apply(ctx context.Context, tx *sql.Tx, neu attr.Item) error {
 
 // getRow reads one item by its encoded key; nil when absent.
 func (s *Store) getRow(ctx context.Context, q querier, id int64, k rowKey) (attr.Item, error) {
+	raw, err := s.getRowJSON(ctx, q, id, k)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	return decodeItem(raw)
+}
+
+// getRowJSON reads one item's stored wire JSON by its encoded key; nil when
+// absent.
+func (s *Store) getRowJSON(ctx context.Context, q querier, id int64, k rowKey) ([]byte, error) {
 	var raw []byte
 	err := q.QueryRowContext(ctx, s.stmts.on("item_get", id), k.pk, k.sk).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return decodeItem(raw)
+	return raw, err
 }
 
 // putRow stores an item at key k, or deletes the row when it is nil.
