@@ -66,7 +66,9 @@ type Items interface {
 }
 
 // WriteFunc computes an item's new state from its current state (nil when
-// the item does not exist). Returning nil deletes the item.
+// the item does not exist). Returning nil deletes the item. It must not
+// modify old, which the write returns to its caller as the old item (a
+// result may share old's values, or be old itself).
 type WriteFunc func(old attr.Item) (attr.Item, error)
 
 // WriteOp is one write of ItemWriteMany: Put inserts or replaces an item;

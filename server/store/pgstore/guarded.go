@@ -94,7 +94,7 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 		} else if old, err = decodeItem(guess); err != nil {
 			return nil, true, err
 		}
-		nu, ferr := fn(old.Clone())
+		nu, ferr := fn(old)
 		if ferr != nil {
 			if verified {
 				// guess was the row's item at some point of this write:

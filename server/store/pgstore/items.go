@@ -161,7 +161,7 @@ func (s *Store) itemWriteOnce(ctx context.Context, t *store.Table, key attr.Item
 	if old, err = decodeItem(raw); err != nil {
 		return nil, false, err
 	}
-	nu, err := fn(old.Clone())
+	nu, err := fn(old)
 	if err != nil {
 		return nil, false, err
 	}

@@ -25,7 +25,7 @@ func (s *Store) ItemWrite(ctx context.Context, t *store.Table, key attr.Item, fn
 			return err
 		}
 		old = r.old
-		neu, err := fn(old.Clone())
+		neu, err := fn(old)
 		if err != nil {
 			return err // unchanged, as the contract says
 		}
