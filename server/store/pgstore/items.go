@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -57,15 +58,23 @@ func (s *Store) itemGetStored(ctx context.Context, t *store.Table, key attr.Item
 // itemGetStmt returns table id's item_get_sql text, read once per table:
 // it depends only on the table's id and key schema.
 func (s *Store) itemGetStmt(ctx context.Context, id int64) (string, error) {
-	if v, ok := s.getStmts.Load(id); ok {
+	return cachedText(&s.getStmts, id, "item get", func() (string, error) {
+		return s.q.ItemGetSQL(ctx, s.pool, gen.ItemGetSQLParams{TableID: id})
+	})
+}
+
+// cachedText returns cache's text for table id, reading it with read the
+// first time.
+func cachedText(cache *sync.Map, id int64, op string, read func() (string, error)) (string, error) {
+	if v, ok := cache.Load(id); ok {
 		return v.(string), nil
 	}
-	stmt, err := s.q.ItemGetSQL(ctx, s.pool, gen.ItemGetSQLParams{TableID: id})
+	text, err := read()
 	if err != nil {
-		return "", wrap("item get", err)
+		return "", wrap(op, err)
 	}
-	s.getStmts.Store(id, stmt)
-	return stmt, nil
+	cache.Store(id, text)
+	return text, nil
 }
 
 // ItemWrite changes one item in a transaction: it locks and reads the row

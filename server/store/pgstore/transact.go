@@ -325,13 +325,7 @@ const getManyMinKeys = 10
 // itemGetManyStmt returns table id's item_get_many_sql text, read once per
 // table: like item_get_sql it depends only on the table's id and key schema.
 func (s *Store) itemGetManyStmt(ctx context.Context, id int64) (string, error) {
-	if v, ok := s.getManyStmts.Load(id); ok {
-		return v.(string), nil
-	}
-	stmt, err := s.q.ItemGetManySQL(ctx, s.pool, gen.ItemGetManySQLParams{TableID: id})
-	if err != nil {
-		return "", wrap("item get many", err)
-	}
-	s.getManyStmts.Store(id, stmt)
-	return stmt, nil
+	return cachedText(&s.getManyStmts, id, "item get many", func() (string, error) {
+		return s.q.ItemGetManySQL(ctx, s.pool, gen.ItemGetManySQLParams{TableID: id})
+	})
 }
