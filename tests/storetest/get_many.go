@@ -61,6 +61,15 @@ func exerciseGetMany(ctx context.Context, t *testing.T, newStore func(t *testing
 			_, err := s.ItemGetMany(ctx, []store.TxTarget{{Table: live, Key: k}, {Table: gone, Key: k}})
 			requireErrorIs(t, err, store.ErrTableNotFound, fmt.Sprintf("ItemGetMany %d with a deleted table", i))
 		}
+		// Twelve keys of the deleted table: a store may read them together.
+		many := []store.TxTarget{{Table: live, Key: k}}
+		for j := range 12 {
+			many = append(many, store.TxTarget{Table: gone, Key: attr.Item{"pk": attr.Str(fmt.Sprint(j))}})
+		}
+		for i := range 5 {
+			_, err := s.ItemGetMany(ctx, many)
+			requireErrorIs(t, err, store.ErrTableNotFound, fmt.Sprintf("ItemGetMany %d of 12 keys of a deleted table", i))
+		}
 		for i := range 20 {
 			got, err := s.ItemGetMany(ctx, []store.TxTarget{{Table: live, Key: k}, {Table: live, Key: attr.Item{"pk": attr.Str("b")}}})
 			requireNoError(t, err, fmt.Sprintf("ItemGetMany %d after the failures", i))
