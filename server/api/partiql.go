@@ -966,7 +966,7 @@ func (a *API) transactWrites(ctx context.Context, txs store.Transactions, in *ex
 		return nil, err
 	}
 	out := map[string]any{}
-	if !replayed && in.ReturnConsumedCapacity != nil && (*in.ReturnConsumedCapacity == "TOTAL" || *in.ReturnConsumedCapacity == "INDEXES") {
+	if !replayed && wantsCapacity(in.ReturnConsumedCapacity) {
 		actions := make([]*txAction, len(writes))
 		for i, w := range writes {
 			kind := "Put"

@@ -98,7 +98,7 @@ func (a *API) transactWriteItems(ctx context.Context, r *Request) (any, error) {
 		return nil, err
 	}
 	out := map[string]any{}
-	if in.ReturnConsumedCapacity == nil || (*in.ReturnConsumedCapacity != "TOTAL" && *in.ReturnConsumedCapacity != "INDEXES") {
+	if !wantsCapacity(in.ReturnConsumedCapacity) {
 		return out, nil
 	}
 	if !replayed {

@@ -105,7 +105,7 @@ func commitTransaction(ctx context.Context, txs store.Transactions, targets []st
 // field is "WriteCapacityUnits" or "ReadCapacityUnits", set beside
 // CapacityUnits as the service does for transactions.
 func txCapacity(mode *string, tables map[string]*store.Table, units map[string]float64, indexUnits map[string]map[string]float64, field string) []map[string]any {
-	if mode == nil || (*mode != "TOTAL" && *mode != "INDEXES") {
+	if !wantsCapacity(mode) {
 		return nil
 	}
 	ccs := []map[string]any{}

@@ -102,7 +102,7 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 				return nil, true, ferr
 			}
 			// A belief is not enough to refuse: read the item.
-			cur, err := s.itemGetRaw(ctx, t.ID, keyJSON)
+			cur, err := s.itemGetRaw(ctx, t.ID, keyJSON, true)
 			if err != nil {
 				return nil, true, err
 			}
@@ -154,7 +154,7 @@ func (s *Store) itemWriteGuarded(ctx context.Context, t *store.Table, keyJSON []
 		}
 		if reread {
 			// What the row holds instead is a read away.
-			if cur, err = s.itemGetRaw(ctx, t.ID, keyJSON); err != nil {
+			if cur, err = s.itemGetRaw(ctx, t.ID, keyJSON, true); err != nil {
 				return nil, true, err
 			}
 		}
@@ -196,8 +196,12 @@ func (s *Store) itemGuardStmts(ctx context.Context, id int64) (*gen.ItemGuardSQL
 	return &row, nil
 }
 
-// itemGetRaw reads the item at keyJSON as stored (NULL: absent), as ItemGet.
-func (s *Store) itemGetRaw(ctx context.Context, id int64, keyJSON []byte) ([]byte, error) {
+// itemGetRaw reads the item at keyJSON of table id as stored (nil:
+// absent), and keeps it as the item's image when keep is set. It runs the
+// table's dynamopg.item_get_sql statement, which pgx prepares once per
+// connection, with the other reads in flight (coalesce.go); no row means
+// the table is gone (ErrTableNotFound).
+func (s *Store) itemGetRaw(ctx context.Context, id int64, keyJSON []byte, keep bool) ([]byte, error) {
 	stmt, err := s.itemGetStmt(ctx, id)
 	if err != nil {
 		return nil, err
@@ -206,7 +210,9 @@ func (s *Store) itemGetRaw(ctx context.Context, id int64, keyJSON []byte) ([]byt
 	if err := s.reads.queryRow(ctx, stmt, keyJSON).Scan(&raw); err != nil {
 		return nil, wrap("item get", err)
 	}
-	s.images.putRead(id, keyJSON, raw)
+	if keep {
+		s.images.putRead(id, keyJSON, raw)
+	}
 	return raw, nil
 }
 

@@ -36,23 +36,10 @@ func (s *Store) ItemGetJSON(ctx context.Context, t *store.Table, key attr.Item) 
 }
 
 // itemGetStored reads the item with the given key in its stored form (nil
-// when absent). It runs the table's dynamopg.item_get_sql statement, which
-// pgx prepares once per connection, with the other reads in flight
-// (coalesce.go).
+// when absent), keeping it as the item's image on the tables whose writes
+// use them.
 func (s *Store) itemGetStored(ctx context.Context, t *store.Table, key attr.Item) ([]byte, error) {
-	stmt, err := s.itemGetStmt(ctx, t.ID)
-	if err != nil {
-		return nil, err
-	}
-	keyJSON := encodeItem(key)
-	var raw []byte
-	if err := s.reads.queryRow(ctx, stmt, keyJSON).Scan(&raw); err != nil {
-		return nil, wrap("item get", err) // no row: the table is gone (ErrTableNotFound)
-	}
-	if guardable(t) {
-		s.images.putRead(t.ID, keyJSON, raw)
-	}
-	return raw, nil
+	return s.itemGetRaw(ctx, t.ID, encodeItem(key), guardable(t))
 }
 
 // itemGetStmt returns table id's item_get_sql text, read once per table:

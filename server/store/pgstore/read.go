@@ -81,7 +81,7 @@ func (s *Store) ItemQuery(ctx context.Context, t *store.Table, in store.QueryInp
 	if err != nil {
 		return nil, wrap("item query", err)
 	}
-	return s.readItems(ctx, "item query", stmt, hash, v1, v2, encodeItem(in.After), limitArg(in.Limit))
+	return s.readItemsShared(ctx, "item query", stmt, hash, v1, v2, encodeItem(in.After), limitArg(in.Limit))
 }
 
 // ItemScan reads one segment of the table or of an index in (KeyHash, key)
@@ -97,21 +97,30 @@ func (s *Store) ItemScan(ctx context.Context, t *store.Table, in store.ScanInput
 	if err != nil {
 		return nil, wrap("item scan", err)
 	}
-	raw, err := collectItems(s.pool.Query(ctx, stmt, int64(lo), int64(hi), encodeItem(in.After), limitArg(in.Limit)))
-	if err != nil {
-		return nil, wrap("item scan", err)
-	}
-	return decodeItems(raw)
+	return readItems(ctx, s.pool, "item scan", stmt, int64(lo), int64(hi), encodeItem(in.After), limitArg(in.Limit))
 }
 
-// readItems runs a read statement, with the other reads in flight
-// (coalesce.go), and decodes the items it returns.
-func (s *Store) readItems(ctx context.Context, op, stmt string, args ...any) ([]attr.Item, error) {
-	raw, err := s.reads.queryAll(ctx, stmt, args...)
-	if err != nil {
-		return nil, wrap(op, err)
+// readItems runs a read statement through db and decodes the items it
+// returns.
+func readItems(ctx context.Context, db gen.DBTX, op, stmt string, args ...any) ([]attr.Item, error) {
+	return decodeRead(op)(collectItems(db.Query(ctx, stmt, args...)))
+}
+
+// readItemsShared is readItems with the other reads in flight
+// (coalesce.go).
+func (s *Store) readItemsShared(ctx context.Context, op, stmt string, args ...any) ([]attr.Item, error) {
+	return decodeRead(op)(s.reads.queryAll(ctx, stmt, args...))
+}
+
+// decodeRead returns the decoder of a read's rows, which wraps its error
+// with op.
+func decodeRead(op string) func([][]byte, error) ([]attr.Item, error) {
+	return func(raw [][]byte, err error) ([]attr.Item, error) {
+		if err != nil {
+			return nil, wrap(op, err)
+		}
+		return decodeItems(raw)
 	}
-	return decodeItems(raw)
 }
 
 // limitArg is a limit as the statements take it: NULL for none.
