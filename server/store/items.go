@@ -58,6 +58,12 @@ type Items interface {
 	// ItemScan reads the items of a table or index in the store's scan order,
 	// restricted to one segment, strictly after in.After, at most in.Limit.
 	ItemScan(ctx context.Context, t *Table, in ScanInput) ([]attr.Item, error)
+	// ItemQueryJSON and ItemScanJSON are ItemQuery's and ItemScan's items
+	// as compact wire JSON, as ItemGetJSON's: Query and Scan answer with
+	// them as they are, decoding only what they must read (a filter, a
+	// projection, the last key). ItemQuery and ItemScan are their decode.
+	ItemQueryJSON(ctx context.Context, t *Table, in QueryInput) ([][]byte, error)
+	ItemScanJSON(ctx context.Context, t *Table, in ScanInput) ([][]byte, error)
 	// ItemExpiredKeys lists the keys of up to limit items of t whose
 	// attribute name is a Number of epoch seconds in TTLWindow(now): the TTL
 	// sweeper's candidates, which it checks again under the write lock

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -168,6 +169,41 @@ func exerciseItems(ctx context.Context, t *testing.T, newStore func(t *testing.T
 			page, err := s.ItemQuery(ctx, tbl, store.QueryInput{Hash: it["pk"], Forward: true})
 			requireNoError(t, err, "ItemQuery")
 			requireItems(t, page, []attr.Item{it}, "ItemQuery round trip")
+			raws, err := s.ItemQueryJSON(ctx, tbl, store.QueryInput{Hash: it["pk"], Forward: true})
+			requireNoError(t, err, "ItemQueryJSON")
+			requireTrue(t, len(raws) == 1, "ItemQueryJSON returned %d items, want 1", len(raws))
+			requireWireItem(t, raws[0], it, "ItemQueryJSON round trip")
+		}
+		// Scan's wire JSON: every item, each sized from its text as the
+		// item itself counts.
+		raws, err := s.ItemScanJSON(ctx, tbl, store.ScanInput{})
+		requireNoError(t, err, "ItemScanJSON")
+		requireTrue(t, len(raws) == len(items), "ItemScanJSON returned %d items, want %d", len(raws), len(items))
+		byKey := map[string]attr.Item{}
+		for _, it := range items {
+			byKey[string(tbl.KeyOf(it).AppendJSON(nil))] = it
+		}
+		for _, raw := range raws {
+			got, err := attr.DecodeItem(raw)
+			requireNoError(t, err, "decoding ItemScanJSON's wire JSON")
+			want := byKey[string(tbl.KeyOf(got).AppendJSON(nil))]
+			requireTrue(t, want != nil, "ItemScanJSON returned an item not written: %.200q", raw)
+			requireWireItem(t, raw, want, "ItemScanJSON round trip")
 		}
 	})
+}
+
+// requireWireItem checks that raw is compact wire JSON of want, whose size
+// attr.StoredSize reads from it as want.Size().
+func requireWireItem(t *testing.T, raw []byte, want attr.Item, what string) {
+	t.Helper()
+	requireTrue(t, json.Valid(raw), "%s: invalid JSON %.200q", what, raw)
+	var compact bytes.Buffer
+	requireNoError(t, json.Compact(&compact, raw), what)
+	requireTrue(t, bytes.Equal(compact.Bytes(), raw), "%s: not compact: %.200q", what, raw)
+	got, err := attr.DecodeItem(raw)
+	requireNoError(t, err, what+": decoding")
+	requireItem(t, got, want, what)
+	n, ok := attr.StoredSize(raw)
+	requireTrue(t, ok && n == want.Size(), "%s: StoredSize = %d, %v; want %d", what, n, ok, want.Size())
 }

@@ -46,7 +46,7 @@ func (s *Store) SnapshotScan(ctx context.Context, t *store.Table, ix *store.Inde
 		if err != nil {
 			return nil, err
 		}
-		return readItems(ctx, tx, "item scan", stmt, int64(lo), int64(hi), nil, nil)
+		return decodeWire(readJSON(ctx, tx, "item scan", stmt, int64(lo), int64(hi), nil, nil))
 	}
 	if items, err = scan(0); err != nil {
 		return nil, nil, err

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/dynamopg/dynamopg/gen"
@@ -47,6 +48,11 @@ func (s *Store) readStmt(ctx context.Context, sh readShape) (string, error) {
 
 // ItemQuery reads one partition of the table or of an index in key order.
 func (s *Store) ItemQuery(ctx context.Context, t *store.Table, in store.QueryInput) ([]attr.Item, error) {
+	return decodeWire(s.ItemQueryJSON(ctx, t, in))
+}
+
+// ItemQueryJSON is ItemQuery's items as wire JSON.
+func (s *Store) ItemQueryJSON(ctx context.Context, t *store.Table, in store.QueryInput) ([][]byte, error) {
 	sh := readShape{table: t.ID, forward: in.Forward, after: in.After != nil, eq: 1}
 	if in.Index != nil {
 		sh.index = in.Index.ID
@@ -81,12 +87,17 @@ func (s *Store) ItemQuery(ctx context.Context, t *store.Table, in store.QueryInp
 	if err != nil {
 		return nil, wrap("item query", err)
 	}
-	return s.readItemsShared(ctx, "item query", stmt, hash, v1, v2, encodeItem(in.After), limitArg(in.Limit))
+	return wireRead("item query")(s.reads.queryAll(ctx, stmt, hash, v1, v2, encodeItem(in.After), limitArg(in.Limit)))
 }
 
 // ItemScan reads one segment of the table or of an index in (KeyHash, key)
 // order.
 func (s *Store) ItemScan(ctx context.Context, t *store.Table, in store.ScanInput) ([]attr.Item, error) {
+	return decodeWire(s.ItemScanJSON(ctx, t, in))
+}
+
+// ItemScanJSON is ItemScan's items as wire JSON.
+func (s *Store) ItemScanJSON(ctx context.Context, t *store.Table, in store.ScanInput) ([][]byte, error) {
 	total := max(in.TotalSegments, 1)
 	lo, hi := store.SegmentBounds(in.Segment, total)
 	sh := readShape{table: t.ID, scan: true, after: in.After != nil}
@@ -97,30 +108,42 @@ func (s *Store) ItemScan(ctx context.Context, t *store.Table, in store.ScanInput
 	if err != nil {
 		return nil, wrap("item scan", err)
 	}
-	return readItems(ctx, s.pool, "item scan", stmt, int64(lo), int64(hi), encodeItem(in.After), limitArg(in.Limit))
+	return readJSON(ctx, s.pool, "item scan", stmt, int64(lo), int64(hi), encodeItem(in.After), limitArg(in.Limit))
 }
 
-// readItems runs a read statement through db and decodes the items it
-// returns.
-func readItems(ctx context.Context, db gen.DBTX, op, stmt string, args ...any) ([]attr.Item, error) {
-	return decodeRead(op)(collectItems(db.Query(ctx, stmt, args...)))
+// readJSON runs a read statement through db and returns the items it
+// read as wire JSON.
+func readJSON(ctx context.Context, db gen.DBTX, op, stmt string, args ...any) ([][]byte, error) {
+	return wireRead(op)(collectItems(db.Query(ctx, stmt, args...)))
 }
 
-// readItemsShared is readItems with the other reads in flight
-// (coalesce.go).
-func (s *Store) readItemsShared(ctx context.Context, op, stmt string, args ...any) ([]attr.Item, error) {
-	return decodeRead(op)(s.reads.queryAll(ctx, stmt, args...))
-}
-
-// decodeRead returns the decoder of a read's rows, which wraps its error
-// with op.
-func decodeRead(op string) func([][]byte, error) ([]attr.Item, error) {
-	return func(raw [][]byte, err error) ([]attr.Item, error) {
+// wireRead returns what turns a read's rows, jsonb's text of the stored
+// items, into their wire JSON (compact, NUL escape undone, each a copy);
+// it wraps the read's error with op.
+func wireRead(op string) func([][]byte, error) ([][]byte, error) {
+	return func(raw [][]byte, err error) ([][]byte, error) {
 		if err != nil {
 			return nil, wrap(op, err)
 		}
-		return decodeItems(raw)
+		for i, r := range raw {
+			raw[i] = unescapeJSON(compactJSON(r))
+		}
+		return raw, nil
 	}
+}
+
+// decodeWire decodes the items of a read's wire JSON.
+func decodeWire(raw [][]byte, err error) ([]attr.Item, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]attr.Item, len(raw))
+	for i, r := range raw {
+		if out[i], err = attr.DecodeItem(r); err != nil {
+			return nil, fmt.Errorf("pgstore: decode item: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // limitArg is a limit as the statements take it: NULL for none.

@@ -15,15 +15,20 @@ import (
 // the index sort key, then the base key as tie-break, all in the direction of Forward, so
 // that After (index key + base key) resumes exactly.
 func (s *Store) ItemQuery(ctx context.Context, t *store.Table, in store.QueryInput) ([]attr.Item, error) {
+	return decodeItems(s.ItemQueryJSON(ctx, t, in))
+}
+
+// ItemQueryJSON is ItemQuery's items as they are stored, their wire JSON.
+func (s *Store) ItemQueryJSON(ctx context.Context, t *store.Table, in store.QueryInput) ([][]byte, error) {
 	q, args, err := s.buildQuery(t, in)
 	if err != nil {
 		return nil, fmt.Errorf("query %q: %w", t.Name, err)
 	}
-	var out []attr.Item
+	var out [][]byte
 	err = s.inRead(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err == nil {
-			out, err = readItems(rows)
+			out, err = readStored(rows)
 		}
 		if err != nil {
 			return explain(ctx, tx, t, in.Index, "query", err)

@@ -44,20 +44,31 @@ func decodeItem(raw []byte) (attr.Item, error) {
 	return it, nil
 }
 
-// readItems collects the item column of every row.
-func readItems(rows *sql.Rows) ([]attr.Item, error) {
+// readStored collects the item column of every row: the items' stored wire
+// JSON.
+func readStored(rows *sql.Rows) ([][]byte, error) {
 	defer rows.Close()
-	var out []attr.Item
+	var out [][]byte
 	for rows.Next() {
 		var raw []byte
 		if err := rows.Scan(&raw); err != nil {
 			return nil, err
 		}
-		it, err := decodeItem(raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, it)
+		out = append(out, raw)
 	}
 	return out, rows.Err()
+}
+
+// decodeItems decodes the items a read returned as stored.
+func decodeItems(raw [][]byte, err error) ([]attr.Item, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]attr.Item, len(raw))
+	for i, r := range raw {
+		if out[i], err = decodeItem(r); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -13,15 +13,20 @@ import (
 // partition key's hash (store.KeyHash), then the key. A segment is a hash
 // range (store.SegmentBounds), so each segment is a range of the scan index.
 func (s *Store) ItemScan(ctx context.Context, t *store.Table, in store.ScanInput) ([]attr.Item, error) {
+	return decodeItems(s.ItemScanJSON(ctx, t, in))
+}
+
+// ItemScanJSON is ItemScan's items as they are stored, their wire JSON.
+func (s *Store) ItemScanJSON(ctx context.Context, t *store.Table, in store.ScanInput) ([][]byte, error) {
 	q, args, err := s.buildScan(t, in)
 	if err != nil {
 		return nil, fmt.Errorf("scan %q: %w", t.Name, err)
 	}
-	var out []attr.Item
+	var out [][]byte
 	err = s.inRead(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err == nil {
-			out, err = readItems(rows)
+			out, err = readStored(rows)
 		}
 		if err != nil {
 			return explain(ctx, tx, t, in.Index, "scan", err)
