@@ -111,11 +111,7 @@ func appendAny(b []byte, v any, depth int) ([]byte, bool) {
 		return append(b, '"'), true
 
 	case attr.ItemJSON:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		start := len(b)
-		return htmlEscapeTail(append(b, v...), start), true
+		return appendItemJSON(b, v), true
 	case attr.Item:
 		return appendItem(b, v), true
 	case *attr.Item:
@@ -166,6 +162,8 @@ func appendAny(b []byte, v any, depth int) ([]byte, bool) {
 		return appendStringSlice(b, v, depth)
 	case []attr.Item:
 		return appendItemSlice(b, v, depth)
+	case []attr.ItemJSON:
+		return appendSlice(b, v, depth, appendItemJSONElem)
 	case []attr.Value:
 		return appendSlice(b, v, depth, appendValueElem)
 	case []float64:
@@ -236,6 +234,10 @@ func appendItemElem(b []byte, it attr.Item, _ int) ([]byte, bool) {
 	return appendItem(b, it), true
 }
 
+func appendItemJSONElem(b []byte, j attr.ItemJSON, _ int) ([]byte, bool) {
+	return appendItemJSON(b, j), true
+}
+
 // appendMap encodes a map as encoding/json does: null when nil, keys sorted
 // by their bytes and escaped as strings.
 func appendMap[V any](b []byte, m map[string]V, depth int, elem func([]byte, V, int) ([]byte, bool)) ([]byte, bool) {
@@ -294,6 +296,16 @@ func appendSlice[E any](b []byte, s []E, depth int, elem func([]byte, E, int) ([
 func appendItem(b []byte, it attr.Item) []byte {
 	start := len(b)
 	return htmlEscapeTail(it.AppendJSON(b), start)
+}
+
+// appendItemJSON writes stored JSON as encoding/json writes a
+// json.Marshaler's output: it is compact already, so HTML-escaped only.
+func appendItemJSON(b []byte, j attr.ItemJSON) []byte {
+	if j == nil {
+		return append(b, "null"...)
+	}
+	start := len(b)
+	return htmlEscapeTail(append(b, j...), start)
 }
 
 func appendValue(b []byte, v attr.Value) []byte {

@@ -202,6 +202,7 @@ func TestAppendResponseMatchesMarshal(t *testing.T) {
 		"raw":             map[string]any{"r": json.RawMessage(` { "a" : "<" } `)},
 		"badRaw":          map[string]any{"r": json.RawMessage(`{`)},
 		"itemJSON":        map[string]any{"Item": attr.ItemJSON(`{"a":{"S":"<x> &  "},"b":{"L":[{"N":"1"}]}}`), "None": attr.ItemJSON(nil)},
+		"itemJSONs":       map[string]any{"Items": []attr.ItemJSON{attr.ItemJSON(`{"a":{"S":"<x>"}}`), attr.ItemJSON(`{}`), nil}, "None": []attr.ItemJSON(nil), "Empty": []attr.ItemJSON{}},
 		"intKeys":         map[int]string{2: "b", 10: "a"},
 		"channel":         map[string]any{"c": make(chan int)},
 		"array":           [2]any{"<", 1},

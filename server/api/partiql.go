@@ -511,12 +511,12 @@ func (a *API) runSelect(ctx context.Context, st *partiql.Statement, in *executeS
 	t, ix := r.table, r.index
 	if r.hash != nil {
 		hv, eq, rng, fwd := *r.hash, r.eq, r.rng, r.forward
-		p.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {
-			return a.store.ItemQuery(ctx, t, store.QueryInput{Index: ix, Hash: hv, Eq: eq, Range: rng, Forward: fwd, After: after, Limit: n})
+		p.fetch = func(ctx context.Context, after attr.Item, n int) ([][]byte, error) {
+			return a.store.ItemQueryJSON(ctx, t, store.QueryInput{Index: ix, Hash: hv, Eq: eq, Range: rng, Forward: fwd, After: after, Limit: n})
 		}
 	} else {
-		p.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {
-			return a.store.ItemScan(ctx, t, store.ScanInput{Index: ix, Segment: 0, TotalSegments: 1, After: after, Limit: n})
+		p.fetch = func(ctx context.Context, after attr.Item, n int) ([][]byte, error) {
+			return a.store.ItemScanJSON(ctx, t, store.ScanInput{Index: ix, Segment: 0, TotalSegments: 1, After: after, Limit: n})
 		}
 	}
 	res, err := a.run(ctx, p)

@@ -88,8 +88,8 @@ func (a *API) query(ctx context.Context, r *Request) (any, error) {
 	}
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	t, ix := plan.table, plan.index
-	plan.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {
-		return a.store.ItemQuery(ctx, t, store.QueryInput{Index: ix, Hash: hash, Eq: eq, Range: rng, Forward: forward, After: after, Limit: n})
+	plan.fetch = func(ctx context.Context, after attr.Item, n int) ([][]byte, error) {
+		return a.store.ItemQueryJSON(ctx, t, store.QueryInput{Index: ix, Hash: hash, Eq: eq, Range: rng, Forward: forward, After: after, Limit: n})
 	}
 	return a.run(ctx, plan)
 }

@@ -19,7 +19,8 @@ type readPlan struct {
 	consistent bool
 	capacity   *string
 	// fetch reads the next batch after a key (nil: from the start).
-	fetch func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error)
+	// The items come as the store keeps them (ItemQueryJSON, ItemScanJSON).
+	fetch func(ctx context.Context, after attr.Item, n int) ([][]byte, error)
 	// startKey is the validated ExclusiveStartKey (nil when absent).
 	startKey attr.Item
 	// fetchBase: the read names attributes a local index does not project,
@@ -165,16 +166,20 @@ func lastKey(t *store.Table, ix *store.Index, it attr.Item) attr.Item {
 }
 
 // run reads pages from the store until the Limit or the 1 MB page limit,
-// filtering and projecting, and renders the response.
+// filtering and projecting, and renders the response. Items are answered
+// as the store returned them, and decoded only for what the read must look
+// at: the filter, the projection, a local index's base key, the last key.
 func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 	var (
-		items   []attr.Item
-		scanned int
-		bytes   int
+		stored    []attr.ItemJSON // the answer without a projection
+		projected []attr.Item     // ... with one
+		matched   int
+		scanned   int
+		bytes     int
 		// An index read is charged to the index for the entries it read,
 		// and to the table only for the items it fetched from it.
 		indexBytes, baseBytes int
-		last                  attr.Item
+		last                  *storedItem
 		after                 = p.startKey
 		stopped               bool
 	)
@@ -188,33 +193,53 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 		if err != nil {
 			return nil, storeErr(err, "read")
 		}
-		for _, it := range got {
-			indexBytes += it.Size()
+		for _, raw := range got {
+			row := &storedItem{json: raw}
+			size, err := row.size()
+			if err != nil {
+				return nil, storeErr(err, "read")
+			}
+			indexBytes += size
 			if p.fetchBase {
-				full, err := a.store.ItemGet(ctx, p.table, p.table.KeyOf(it))
+				base, err := a.baseItem(ctx, p.table, row)
 				if err != nil {
-					return nil, storeErr(err, "read base item")
+					return nil, err
 				}
-				if full != nil {
-					it = full
-					baseBytes += full.Size()
+				if base != nil {
+					if size, err = base.size(); err != nil {
+						return nil, storeErr(err, "read base item")
+					}
+					row = base
+					baseBytes += size
 				}
 			}
 			scanned++
-			bytes += it.Size()
-			last = it
-			ok, err := holds(p.filter, it)
-			if err != nil {
-				return nil, err
-			}
-			if ok && !p.count {
-				if p.projection != nil {
-					items = append(items, p.projection.Apply(it))
-				} else {
-					items = append(items, it)
+			bytes += size
+			last = row
+			ok := true
+			if p.filter != nil {
+				it, err := row.decoded()
+				if err != nil {
+					return nil, storeErr(err, "read")
 				}
-			} else if ok {
-				items = append(items, nil)
+				if ok, err = holds(p.filter, it); err != nil {
+					return nil, err
+				}
+			}
+			switch {
+			case !ok:
+			case p.count:
+				matched++
+			case p.projection != nil:
+				it, err := row.decoded()
+				if err != nil {
+					return nil, storeErr(err, "read")
+				}
+				projected = append(projected, p.projection.Apply(it))
+				matched++
+			default:
+				stored = append(stored, row.json)
+				matched++
 			}
 			if (p.limit > 0 && scanned >= p.limit) || bytes >= maxPageBytes {
 				stopped = true
@@ -226,18 +251,33 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 			break
 		}
 		if len(got) > 0 {
-			after = lastKey(p.table, p.index, got[len(got)-1])
+			it, err := (&storedItem{json: got[len(got)-1]}).decoded()
+			if err != nil {
+				return nil, storeErr(err, "read")
+			}
+			after = lastKey(p.table, p.index, it)
 		}
 	}
-	out := map[string]any{"Count": len(items), "ScannedCount": scanned}
-	if !p.count {
-		if items == nil {
-			items = []attr.Item{}
+	out := map[string]any{"Count": matched, "ScannedCount": scanned}
+	switch {
+	case p.count:
+	case p.projection != nil:
+		if projected == nil {
+			projected = []attr.Item{}
 		}
-		out["Items"] = items
+		out["Items"] = projected
+	default:
+		if stored == nil {
+			stored = []attr.ItemJSON{}
+		}
+		out["Items"] = stored
 	}
 	if stopped && last != nil {
-		out["LastEvaluatedKey"] = lastKey(p.table, p.index, last)
+		it, err := last.decoded()
+		if err != nil {
+			return nil, storeErr(err, "read")
+		}
+		out["LastEvaluatedKey"] = lastKey(p.table, p.index, it)
 	}
 	tableUnits, indexUnits := readUnits(bytes, p.consistent), map[string]float64(nil)
 	if p.index != nil {
@@ -250,6 +290,23 @@ func (a *API) run(ctx context.Context, p *readPlan) (map[string]any, error) {
 		out["ConsumedCapacity"] = cc
 	}
 	return out, nil
+}
+
+// baseItem is the table's item of a local index's entry, which the read
+// answers with instead; nil when the table no longer holds it.
+func (a *API) baseItem(ctx context.Context, t *store.Table, entry *storedItem) (*storedItem, error) {
+	it, err := entry.decoded()
+	if err != nil {
+		return nil, storeErr(err, "read")
+	}
+	full, err := a.store.ItemGetJSON(ctx, t, t.KeyOf(it))
+	if err != nil {
+		return nil, storeErr(err, "read base item")
+	}
+	if full == nil {
+		return nil, nil
+	}
+	return &storedItem{json: full}, nil
 }
 
 // checkMembers records the member constraints Query and Scan share. Their

@@ -65,8 +65,8 @@ func (a *API) scan(ctx context.Context, r *Request) (any, error) {
 	if err := checkStartSegment(t, ix, plan.startKey, segment, total); err != nil {
 		return nil, err
 	}
-	plan.fetch = func(ctx context.Context, after attr.Item, n int) ([]attr.Item, error) {
-		return a.store.ItemScan(ctx, t, store.ScanInput{Index: ix, Segment: segment, TotalSegments: total, After: after, Limit: n})
+	plan.fetch = func(ctx context.Context, after attr.Item, n int) ([][]byte, error) {
+		return a.store.ItemScanJSON(ctx, t, store.ScanInput{Index: ix, Segment: segment, TotalSegments: total, After: after, Limit: n})
 	}
 	return a.run(ctx, plan)
 }
