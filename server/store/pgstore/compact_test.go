@@ -2,6 +2,8 @@ package pgstore
 
 import "testing"
 
+// TestCompactJSON compacts into a new slice, leaving the input as it was,
+// and in place.
 func TestCompactJSON(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`{"a": {"S": "x y"}, "b": {"L": [{"N": "1"}, {"BOOL": true}]}}`, `{"a":{"S":"x y"},"b":{"L":[{"N":"1"},{"BOOL":true}]}}`},
@@ -11,11 +13,14 @@ func TestCompactJSON(t *testing.T) {
 		{`{}`, `{}`},
 	} {
 		in := []byte(tc.in)
-		if got := string(compactJSON(in)); got != tc.want {
-			t.Errorf("compactJSON(%s) = %s, want %s", tc.in, got, tc.want)
+		if got := string(appendCompactJSON(nil, in)); got != tc.want {
+			t.Errorf("appendCompactJSON(nil, %s) = %s, want %s", tc.in, got, tc.want)
 		}
 		if string(in) != tc.in {
-			t.Errorf("compactJSON changed its input to %s", in)
+			t.Errorf("appendCompactJSON changed its input to %s", in)
+		}
+		if got := string(appendCompactJSON(in[:0], in)); got != tc.want {
+			t.Errorf("appendCompactJSON(in[:0], %s) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

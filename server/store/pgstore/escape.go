@@ -84,12 +84,12 @@ func unescapeJSON(b []byte) []byte {
 	return out
 }
 
-// compactJSON returns a copy of JSON text b without the whitespace outside
-// its strings: jsonb's output (`{"a": {"S": "x"}}`) as a response writes
-// JSON. b itself is never changed (ItemGet's images keep it). A string's
-// text is copied by runs up to its next quote or backslash.
-func compactJSON(b []byte) []byte {
-	out := make([]byte, 0, len(b))
+// appendCompactJSON appends JSON text b to out without the whitespace
+// outside its strings: jsonb's output (`{"a": {"S": "x"}}`) as a response
+// writes JSON. out may be b[:0], compacting b in place (the text only moves
+// towards its start); otherwise b is not changed (ItemGet's images keep
+// it). A string's text is copied by runs up to its next quote or backslash.
+func appendCompactJSON(out, b []byte) []byte {
 	for i := 0; i < len(b); {
 		c := b[i]
 		switch c {

@@ -32,7 +32,7 @@ func (s *Store) ItemGetJSON(ctx context.Context, t *store.Table, key attr.Item) 
 	if err != nil || raw == nil {
 		return nil, err
 	}
-	return unescapeJSON(compactJSON(raw)), nil
+	return unescapeJSON(appendCompactJSON(make([]byte, 0, len(raw)), raw)), nil
 }
 
 // itemGetStored reads the item with the given key in its stored form (nil

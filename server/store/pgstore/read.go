@@ -118,15 +118,15 @@ func readJSON(ctx context.Context, db gen.DBTX, op, stmt string, args ...any) ([
 }
 
 // wireRead returns what turns a read's rows, jsonb's text of the stored
-// items, into their wire JSON (compact, NUL escape undone, each a copy);
-// it wraps the read's error with op.
+// items (each a copy of its own), into their wire JSON: compacted in place,
+// NUL escape undone. It wraps the read's error with op.
 func wireRead(op string) func([][]byte, error) ([][]byte, error) {
 	return func(raw [][]byte, err error) ([][]byte, error) {
 		if err != nil {
 			return nil, wrap(op, err)
 		}
 		for i, r := range raw {
-			raw[i] = unescapeJSON(compactJSON(r))
+			raw[i] = unescapeJSON(appendCompactJSON(r[:0], r))
 		}
 		return raw, nil
 	}
