@@ -39,6 +39,10 @@ type Transactions interface {
 	// ItemGetMany reads several items from one consistent snapshot, in the
 	// order of targets (nil where absent).
 	ItemGetMany(ctx context.Context, targets []TxTarget) ([]attr.Item, error)
+	// ItemGetManyJSON is ItemGetMany's items as compact wire JSON, as
+	// ItemGetJSON's (nil where absent): BatchGetItem and TransactGetItems
+	// answer with them as they are. ItemGetMany is its decode.
+	ItemGetManyJSON(ctx context.Context, targets []TxTarget) ([][]byte, error)
 	// TxTokenPurge deletes the client tokens recorded at or before `before`
 	// (forgotten: a claim takes them over anyway) and returns how many.
 	TxTokenPurge(ctx context.Context, before time.Time) (int64, error)

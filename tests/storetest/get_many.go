@@ -11,7 +11,7 @@ import (
 
 // exerciseGetMany checks ItemGetMany beyond the transactions' tests: the
 // items come back in the targets' order whatever their tables, nil where
-// absent; a target whose table is gone fails the call with ErrTableNotFound, and the
+// absent, and as compact wire JSON from ItemGetManyJSON; a target whose table is gone fails the call with ErrTableNotFound, and the
 // failure leaves nothing behind (later calls, on every connection a store
 // may have, read normally).
 func exerciseGetMany(ctx context.Context, t *testing.T, newStore func(t *testing.T) store.Store) {
@@ -42,6 +42,16 @@ func exerciseGetMany(ctx context.Context, t *testing.T, newStore func(t *testing
 		got, err := s.ItemGetMany(ctx, targets)
 		requireNoError(t, err, "ItemGetMany of 60 keys over two tables")
 		requireItems(t, got, want, "ItemGetMany of 60 keys over two tables, in the targets' order")
+		raws, err := s.ItemGetManyJSON(ctx, targets)
+		requireNoError(t, err, "ItemGetManyJSON of 60 keys over two tables")
+		requireTrue(t, len(raws) == len(want), "ItemGetManyJSON returned %d items for %d keys", len(raws), len(want))
+		for i, raw := range raws {
+			if want[i] == nil {
+				requireTrue(t, raw == nil, "ItemGetManyJSON of absent key %d = %q", i, raw)
+				continue
+			}
+			requireWireItem(t, raw, want[i], fmt.Sprintf("ItemGetManyJSON key %d", i))
+		}
 		got, err = s.ItemGetMany(ctx, targets[1:2])
 		requireNoError(t, err, "ItemGetMany of an absent key")
 		requireItems(t, got, []attr.Item{nil}, "ItemGetMany of an absent key")

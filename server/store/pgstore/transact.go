@@ -235,8 +235,26 @@ func itemsInCallerOrder(order []txTarget, raws [][]byte) ([]attr.Item, error) {
 // items are nil; a table gone or DELETING (its statement returns no row) is
 // ErrTableNotFound.
 func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]attr.Item, error) {
+	raws, err := s.ItemGetManyJSON(ctx, targets)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]attr.Item, len(raws))
+	for i, raw := range raws {
+		if raw == nil {
+			continue
+		}
+		if out[i], err = attr.DecodeItem(raw); err != nil {
+			return nil, fmt.Errorf("pgstore: decode item: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// ItemGetManyJSON is ItemGetMany's items as wire JSON.
+func (s *Store) ItemGetManyJSON(ctx context.Context, targets []store.TxTarget) ([][]byte, error) {
 	if len(targets) == 0 {
-		return []attr.Item{}, nil
+		return [][]byte{}, nil
 	}
 	// The targets by table, in the order the tables first appear.
 	type tableKeys struct {
@@ -299,14 +317,16 @@ func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]at
 	if err := runBatch(ctx, conn, b, dest...); err != nil {
 		return nil, wrap("item get many", err) // no row: a table is gone (ErrTableNotFound)
 	}
-	out := make([]attr.Item, len(targets))
+	out := make([][]byte, len(targets))
 	for _, g := range order {
 		if len(g.raws) != len(g.pos) {
 			return nil, fmt.Errorf("pgstore: item get many: %d items for %d keys", len(g.raws), len(g.pos))
 		}
+		// Each row is a copy of its own (or its own part of the array):
+		// compacted in place, as a read's rows (wireRead).
 		for k, raw := range g.raws {
-			if out[g.pos[k]], err = decodeItem(raw); err != nil {
-				return nil, err
+			if raw != nil {
+				out[g.pos[k]] = unescapeJSON(appendCompactJSON(raw[:0], raw))
 			}
 		}
 	}

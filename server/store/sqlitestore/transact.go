@@ -85,6 +85,25 @@ func (s *Store) transactIn(ctx context.Context, tx *sql.Tx, targets []store.TxTa
 // ItemGetMany reads every target in one read transaction, hence from one
 // snapshot: nil where an item is absent, ErrTableNotFound when a table is gone.
 func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]attr.Item, error) {
+	raws, err := s.ItemGetManyJSON(ctx, targets)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]attr.Item, len(raws))
+	for i, raw := range raws {
+		if raw == nil {
+			continue
+		}
+		if out[i], err = decodeItem(raw); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ItemGetManyJSON is ItemGetMany's items as they are stored, their wire
+// JSON.
+func (s *Store) ItemGetManyJSON(ctx context.Context, targets []store.TxTarget) ([][]byte, error) {
 	keys := make([]rowKey, len(targets))
 	for i, tg := range targets {
 		if tg.Table == nil {
@@ -96,7 +115,7 @@ func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]at
 		}
 		keys[i] = k
 	}
-	out := make([]attr.Item, len(targets))
+	out := make([][]byte, len(targets))
 	err := s.inRead(ctx, func(tx *sql.Tx) error {
 		checked := make(map[int64]bool, len(targets))
 		for i, tg := range targets {
@@ -112,11 +131,11 @@ func (s *Store) ItemGetMany(ctx context.Context, targets []store.TxTarget) ([]at
 				}
 				checked[t.ID] = true
 			}
-			it, err := s.getRow(ctx, tx, t.ID, keys[i])
+			raw, err := s.getRowJSON(ctx, tx, t.ID, keys[i])
 			if err != nil {
 				return explain(ctx, tx, t, nil, "get item of", err)
 			}
-			out[i] = it
+			out[i] = raw
 		}
 		return nil
 	})
